@@ -1,0 +1,88 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// vault: credentials kept safe, programs kept logged in.
+///
+/// Import direction: VaultCLI -> VaultAuth -> VaultStore -> CLibSecret.
+/// AuthServer (the reference auth API) depends on none of the client modules.
+let package = Package(
+    name: "vault",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "VaultStore", targets: ["VaultStore"]),
+        .library(name: "VaultAuth", targets: ["VaultAuth"]),
+        .executable(name: "vault", targets: ["vault"]),
+        .executable(name: "vault-auth-server", targets: ["vault-auth-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // System library: libsecret-1 (and glib) from Debian's -dev packages.
+        .systemLibrary(
+            name: "CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]
+        ),
+        .target(
+            name: "VaultStore",
+            dependencies: [
+                "CLibSecret",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "VaultAuth",
+            dependencies: [
+                "VaultStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "VaultCLI",
+            dependencies: [
+                "VaultStore",
+                "VaultAuth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "vault", dependencies: ["VaultCLI"]),
+        .target(
+            name: "AuthServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "vault-auth-server",
+            dependencies: [
+                "AuthServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "VaultBench",
+            dependencies: ["VaultStore"]
+        ),
+        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["VaultStore", "AuthServer", "vault", "vault-auth-server"]),
+        .testTarget(name: "VaultAuthTests", dependencies: ["VaultAuth", "AuthServer"]),
+        .testTarget(name: "AuthServerTests", dependencies: ["AuthServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

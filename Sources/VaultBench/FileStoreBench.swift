@@ -1,0 +1,73 @@
+import Foundation
+@_spi(Benchmarks) import VaultStore
+
+/// Issue 2's figures: key derivation at the default work factor, in-process load and
+/// save after unlock with 10, 1,000 and 10,000 items, and a whole-process `vault load`.
+enum FileStoreBench {
+    static func run(vaultBinary: String, workDirectory: String) throws {
+        let passphrase = Secret("benchmark passphrase")
+        let kdfTimes = try Measure.times(5) {
+            _ = try KDFParameters.default.deriveKeysForBenchmark(passphrase: passphrase)
+        }
+        let kdf = Measure.median(kdfTimes)
+
+        var table = Table(
+            "Encrypted file: in-process, after unlock (default work factor \(KDFParameters.default))",
+            columns: ["items", "load median", "load p95", "save median", "save p95", "file size", "target (10,000 items)"])
+        for count in [10, 1_000, 10_000] {
+            let path = "\(workDirectory)/bench-\(count)/vault.db"
+            let store = EncryptedFileStore(path: path, passphrase: .fixed(passphrase))
+            try seed(store, path: path, count: count, passphrase: passphrase)
+            _ = try store.load(server: "server-0.example", account: "account-0")  // unlock
+            var index = 0
+            let loads = try Measure.times(200) {
+                index = (index + 7) % count
+                guard try store.load(server: "server-\(index).example", account: "account-\(index)") != nil else {
+                    throw VaultError.notFound(CredentialKey(server: "\(index)", account: "\(index)"))
+                }
+            }
+            let saves = try Measure.times(count >= 10_000 ? 40 : 100) {
+                index = (index + 13) % count
+                try store.save(Credential(server: "server-\(index).example", account: "account-\(index)", secret: Secret("updated-\(index)")))
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            table.add(
+                "\(count)", format(Measure.median(loads)), format(Measure.percentile(loads, 0.95)),
+                format(Measure.median(saves)), format(Measure.percentile(saves, 0.95)), "\(size / 1024) KiB",
+                count == 10_000 ? "load ≤ 5 ms, save ≤ 25 ms" : "")
+        }
+
+        var process = Table(
+            "Encrypted file: whole process (release build), 10 items",
+            columns: ["what", "median", "min", "runs", "target"])
+        process.add("scrypt key derivation (\(KDFParameters.default))", format(kdf), format(kdfTimes.min() ?? .nan), "\(kdfTimes.count)", "0.25 to 0.5 s")
+        let environment = [
+            "HOME": workDirectory, "VAULT_BACKEND": "file", "VAULT_FILE": "\(workDirectory)/bench-10/vault.db",
+            "VAULT_PASSPHRASE": "benchmark passphrase",
+        ]
+        var statuses: Set<Int32> = []
+        let runs = (0..<15).map { _ in
+            let (time, status) = Measure.runProcess(vaultBinary, ["load", "--server", "server-3.example", "--account", "account-3"], environment: environment)
+            statuses.insert(status)
+            return time
+        }
+        let whole = Measure.median(runs)
+        process.add("`vault load` (exit \(statuses.sorted()))", format(whole), format(runs.min() ?? .nan), "\(runs.count)", "≤ KDF + 20 ms = \(format(kdf + 20))")
+        process.add("`vault load` minus KDF", format(whole - kdf), "", "", "≤ 20 ms")
+        table.print()
+        process.print()
+    }
+
+    /// Writes `count` items in one go (a single save per item would take minutes).
+    private static func seed(_ store: EncryptedFileStore, path: String, count: Int, passphrase: Secret) throws {
+        try? FileManager.default.removeItem(atPath: FileOperationsPath.directory(path))
+        let items = (0..<count).map {
+            Credential(server: "server-\($0).example", account: "account-\($0)", secret: Secret("secret-value-\($0)-0123456789abcdef"))
+        }
+        try store.saveAll(items)
+    }
+}
+
+enum FileOperationsPath {
+    static func directory(_ path: String) -> String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+}

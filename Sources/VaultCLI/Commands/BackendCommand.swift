@@ -1,0 +1,20 @@
+import ArgumentParser
+import VaultStore
+
+struct BackendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backend",
+        abstract: "Print the backend that would be used, and why.")
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors { () throws(VaultError) in
+            let decision = try store.decision()
+            Terminal.print("\(decision.kind.rawValue)\t\(decision.reason)")
+            if decision.kind == .file {
+                Terminal.print("file\t\(EncryptedFileStore.defaultPath(environment: store.environment))")
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import VaultStore
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List items: server, account and label, never secrets.")
+
+    @Option(help: "Only the items of this server.")
+    var server: String?
+    @Flag(help: "Print a JSON array of {\"server\", \"account\", \"label\"} objects.")
+    var json = false
+    @Flag(help: "Also list vault's own token and login-settings items (with their kind).")
+    var all = false
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors { () throws(VaultError) in
+            let items = try store.openStore().list(server: server).filter { all || $0.kind == .password }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                let data = (try? encoder.encode(items)) ?? Data("[]".utf8)
+                Terminal.write(Array(data) + [0x0A])
+            } else {
+                for info in items {
+                    Terminal.print("\(info.server)\t\(info.account)\t\(info.label)" + (all ? "\t\(info.kind.rawValue)" : ""))
+                }
+            }
+        }
+    }
+}

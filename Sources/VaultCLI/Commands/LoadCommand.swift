@@ -1,0 +1,23 @@
+import ArgumentParser
+import VaultStore
+
+struct LoadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Print an item's secret on standard output.",
+        discussion: """
+            The secret is written as stored, with a newline added only when standard \
+            output is a terminal. Exits 1 when there is no such item.
+            """)
+
+    @OptionGroup var item: ItemOptions
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors { () throws(VaultError) in
+            let key = try item.key.validated()
+            guard let credential = try store.openStore().load(key) else { throw .notFound(key) }
+            Terminal.write(credential.secret.bytes + (Terminal.stdoutIsTerminal ? [0x0A] : []))
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+import VaultStore
+
+struct RemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove an item. Removing an item that does not exist succeeds.")
+
+    @OptionGroup var item: ItemOptions
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors { () throws(VaultError) in
+            try store.openStore().remove(item.key.validated())
+        }
+    }
+}

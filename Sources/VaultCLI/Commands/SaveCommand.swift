@@ -1,0 +1,28 @@
+import ArgumentParser
+import VaultStore
+
+struct SaveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "save",
+        abstract: "Add an item, or replace the one with the same server and account.",
+        discussion: """
+            The secret is read from standard input: from a pipe, all of it with one trailing \
+            newline dropped; from a terminal, at a prompt that does not echo. It is never \
+            taken from the command line.
+
+              printf %s "$TOKEN" | vault save --server api.example.com --account ci-bot
+            """)
+
+    @OptionGroup var item: ItemOptions
+    @Option(help: "A human-readable label (default: \"vault: ACCOUNT@SERVER\").")
+    var label: String?
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors { () throws(VaultError) in
+            let key = try item.key.validated()
+            let secret = try SecretInput.read(prompt: "Secret for \(key.account)@\(key.server): ")
+            try store.openStore().save(Credential(key: key, secret: secret, label: label))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import VaultAuth
+import VaultStore
+
+extension BackendKind: ExpressibleByArgument {}
+
+/// Options every store command takes.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "Where to keep items: auto, secret-service or file (env: VAULT_BACKEND; default auto).")
+    var backend: BackendKind?
+
+    @Option(help: ArgumentHelp(
+        "The encrypted vault file (env: VAULT_FILE; default ${XDG_DATA_HOME:-~/.local/share}/vault/vault.db).",
+        valueName: "path"))
+    var file: String?
+
+    @Option(help: ArgumentHelp(
+        "Read the vault passphrase from this file (env: VAULT_PASSPHRASE_FILE; also $CREDENTIALS_DIRECTORY/vault-passphrase, VAULT_PASSPHRASE, else the terminal).",
+        valueName: "path"))
+    var passphraseFile: String?
+
+    @Flag(name: .shortAndLong, help: "Say on stderr which backend was chosen and why.")
+    var verbose = false
+
+    /// The process environment, with `--file` applied.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        if let file { environment["VAULT_FILE"] = file }
+        return environment
+    }
+
+    /// The backend decision for these options.
+    func decision() throws(VaultError) -> BackendDecision {
+        try BackendSelection.decide(requested: backend, environment: environment)
+    }
+
+    /// Opens the store these options select.
+    func openStore() throws(VaultError) -> any SecureStore {
+        let decision = try decision()
+        if verbose { Terminal.note("backend \(decision)") }
+        return try StoreFactory.open(decision, options: self)
+    }
+}
+
+/// The `--server`/`--account` pair that names an item.
+struct ItemOptions: ParsableArguments {
+    @Option(help: "The server (a host name or URL).")
+    var server: String
+
+    @Option(help: "The account on that server.")
+    var account: String
+
+    /// The key; a URL server is normalised like `vault login` does (scheme and host
+    /// lower-cased, no trailing slash), so both name the same item.
+    var key: CredentialKey { CredentialKey(server: ServerName.normalized(server), account: account) }
+}

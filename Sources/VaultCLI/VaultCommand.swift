@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Logging
+import VaultStore
+
+/// The `vault` command: a KeyChain-style credential store for Linux.
+public struct VaultCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "Keep credentials safe: in the Secret Service keyring, or in an encrypted file.",
+        discussion: """
+            Items are keyed by server and account, like internet passwords in a keychain. \
+            Secrets are read from standard input or the terminal, never from arguments.
+
+            Exit codes: 0 success; 1 not found; 2 bad usage or input; 3 authentication \
+            failure (wrong passphrase, damaged or modified vault file, locked keyring); \
+            4 backend unavailable (or unsafe file permissions); 5 network or server error.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            SaveCommand.self, LoadCommand.self, RemoveCommand.self, ListCommand.self, PasswdCommand.self,
+            BackendCommand.self, LoginCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
+        ]
+    )
+
+    public init() {}
+
+    /// Parses the arguments, runs the command and exits with the documented exit codes
+    /// (argument errors exit 2, not swift-argument-parser's 64).
+    public static func runAndExit(_ arguments: [String]? = nil) async -> Never {
+        LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            Foundation.exit(0)
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success { self.exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(ExitStatus.usage)
+        }
+    }
+}
+
+/// The exit codes of the `vault` command.
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    public static let notFound: Int32 = 1
+    public static let usage: Int32 = 2
+    public static let authentication: Int32 = 3
+    public static let backendUnavailable: Int32 = 4
+    public static let network: Int32 = 5
+}

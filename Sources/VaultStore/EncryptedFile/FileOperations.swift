@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The POSIX file work of the encrypted-file backend: safe reads, atomic replacement,
+/// directory creation with private permissions, and an exclusive lock between processes.
+enum FileOperations {
+    /// The directory part of `path` ("." when there is none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func fileName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// The file's bytes, or nil when it does not exist. Refuses a file that the group or
+    /// others can read or write, and anything that is not a regular file.
+    static func readPrivateFile(_ path: String) throws(VaultError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw error(code, "cannot open \(path)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw error(errno, "cannot stat \(path)") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .permission("\(path) is not a regular file") }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw .permission(
+                "refusing \(path): its mode \(String(mode, radix: 8)) lets other users read or change it; run: chmod 600 \(path)")
+        }
+        let size = Int(info.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw error(errno, "cannot read \(path)")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done == size ? bytes : Array(bytes[0..<done])
+    }
+
+    /// Creates `path` and its missing parents with mode 0700.
+    static func makePrivateDirectory(_ path: String) throws(VaultError) {
+        var info = stat()
+        if stat(path, &info) == 0 { return }
+        let parent = directory(of: path)
+        if parent != path, parent != "." { try makePrivateDirectory(parent) }
+        if mkdir(path, 0o700) != 0, errno != EEXIST { throw error(errno, "cannot create the directory \(path)") }
+    }
+
+    /// Replaces `path` with `bytes` atomically: a temporary file in the same directory
+    /// (mode 0600), written and fsynced, renamed over `path`, then the directory fsynced.
+    /// A crash at any moment leaves either the old or the new file, never a mix.
+    static func atomicWrite(_ bytes: [UInt8], to path: String) throws(VaultError) {
+        let dir = directory(of: path)
+        var template = Array("\(dir)/\(tempPrefix(for: path))XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw error(errno, "cannot create a temporary file in \(dir)") }
+        let tempPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var renamed = false
+        defer {
+            if !renamed { unlink(tempPath) }
+        }
+        do {
+            defer { close(fd) }
+            guard fchmod(fd, 0o600) == 0 else { throw error(errno, "cannot set the mode of \(tempPath)") }
+            var done = 0
+            while done < bytes.count {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw error(errno, "cannot write \(tempPath)")
+                }
+                done += n
+            }
+            guard fsync(fd) == 0 else { throw error(errno, "cannot flush \(tempPath)") }
+        }
+        guard rename(tempPath, path) == 0 else { throw error(errno, "cannot replace \(path)") }
+        renamed = true
+        syncDirectory(dir)
+    }
+
+    /// Removes temporary files that a writer killed mid-write left behind. Call it only
+    /// while holding the vault's lock: no live writer has a temporary file then.
+    static func removeStaleTemporaryFiles(for path: String) {
+        let dir = directory(of: path)
+        let prefix = tempPrefix(for: path)
+        guard let handle = opendir(dir) else { return }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name.hasPrefix(prefix), name.count == prefix.count + 6 { unlink("\(dir)/\(name)") }
+        }
+    }
+
+    private static func tempPrefix(for path: String) -> String { ".\(fileName(of: path)).tmp-" }
+
+    private static func syncDirectory(_ dir: String) {
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    static func error(_ code: Int32, _ what: String) -> VaultError {
+        let reason = String(cString: strerror(code))
+        if code == EACCES || code == EPERM || code == EROFS { return .permission("\(what): \(reason)") }
+        return .backendUnavailable("\(what): \(reason)")
+    }
+}
+
+/// An exclusive advisory lock (`flock`) on a lock file beside the vault, held for the
+/// duration of a read-modify-write so that concurrent processes lose no update.
+struct FileLock: ~Copyable {
+    private let fd: Int32
+
+    /// Blocks until the lock on `path` (created 0600 when missing) is held.
+    init(path: String) throws(VaultError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw FileOperations.error(errno, "cannot open the lock file \(path)") }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            close(fd)
+            throw FileOperations.error(code, "cannot lock \(path)")
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

@@ -1,0 +1,91 @@
+import Crypto
+import CryptoExtras
+
+/// scrypt's work factor as the vault file records it: N = 2^log2N, r, p.
+///
+/// The default costs about a third of a second and 128 MiB in a release build. Reading a
+/// file caps the work factor, so a forged header cannot make us allocate without bound.
+public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
+    public var log2N: UInt8
+    public var r: UInt32
+    public var p: UInt32
+
+    public init(log2N: UInt8, r: UInt32 = 8, p: UInt32 = 1) {
+        self.log2N = log2N
+        self.r = r
+        self.p = p
+    }
+
+    /// N = 2^17, r = 8, p = 1: 128 MiB of memory.
+    public static let `default` = KDFParameters(log2N: 17)
+
+    /// The weakest work factor a new file may be written with (tests use it).
+    public static let minimumLog2N: UInt8 = 10
+
+    /// The largest memory a file may ask for when it is read: 1 GiB.
+    public static let maximumMemory = 1 << 30
+
+    /// Environment variable that lowers the work factor of *newly written* files, for
+    /// tests only: `VAULT_TEST_KDF_LOG2N=10`. Files record their own factor, so a file
+    /// written this way stays cheap to open; never set it for real vaults.
+    public static let testOverrideVariable = "VAULT_TEST_KDF_LOG2N"
+
+    /// The parameters for new files: the default, or the test override when it is set
+    /// to a value from `minimumLog2N` to the default.
+    public static func forNewFiles(environment: [String: String]) -> KDFParameters {
+        guard let raw = environment[testOverrideVariable], let log2N = UInt8(raw),
+            (minimumLog2N...KDFParameters.default.log2N).contains(log2N)
+        else { return .default }
+        return KDFParameters(log2N: log2N)
+    }
+
+    /// The memory scrypt needs with these parameters, in bytes.
+    public var memory: Int { 128 * r.asInt * p.asInt << Int(log2N) }
+
+    /// Throws unless the parameters are sane and within the reading cap.
+    func checkReadable() throws(VaultError) {
+        guard (1...22).contains(log2N), (1...32).contains(r), (1...16).contains(p),
+            memory <= KDFParameters.maximumMemory
+        else {
+            throw .corrupted("the key-derivation work factor in the header (\(self)) is beyond the allowed cap")
+        }
+    }
+
+    /// Derives the vault's two keys from the passphrase: one that authenticates the
+    /// header (and so checks the passphrase), one that seals the body.
+    func deriveKeys(passphrase: Secret, salt: [UInt8]) throws(VaultError) -> VaultKeys {
+        guard !passphrase.isEmpty else { throw .invalidInput("the passphrase must not be empty") }
+        let master: SymmetricKey
+        do {
+            master = try KDF.Scrypt.deriveKey(
+                from: passphrase.bytes, salt: salt, outputByteCount: 32,
+                rounds: 1 << Int(log2N), blockSize: r.asInt, parallelism: p.asInt,
+                maxMemory: memory + 65536)
+        } catch {
+            throw .backendUnavailable("scrypt failed with \(self) (out of memory?)")
+        }
+        return VaultKeys(
+            header: HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: master, info: Array("vault header mac v1".utf8), outputByteCount: 32),
+            body: HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: master, info: Array("vault body aead v1".utf8), outputByteCount: 32))
+    }
+
+    /// Derives keys from `passphrase` and a fresh salt and throws them away: the cost of
+    /// unlocking a vault, for benchmarks.
+    @_spi(Benchmarks) public func deriveKeysForBenchmark(passphrase: Secret) throws(VaultError) {
+        _ = try deriveKeys(passphrase: passphrase, salt: VaultFileFormat.newSalt())
+    }
+
+    public var description: String { "scrypt N=2^\(log2N) r=\(r) p=\(p)" }
+}
+
+/// The keys derived from a passphrase and a salt.
+struct VaultKeys: Sendable {
+    let header: SymmetricKey
+    let body: SymmetricKey
+}
+
+extension UInt32 {
+    var asInt: Int { Int(self) }
+}

@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why the store needs a passphrase.
+public enum PassphrasePurpose: Sendable, Equatable {
+    /// To open an existing vault file.
+    case unlock
+    /// To create a new vault file (a terminal prompt asks twice).
+    case create
+    /// The new passphrase of `vault passwd` (a terminal prompt asks twice).
+    case change
+}
+
+/// Where the passphrase of an encrypted vault comes from.
+///
+/// `standard` looks in this order, first found wins: an explicit file
+/// (`--passphrase-file`), `VAULT_PASSPHRASE_FILE`, `$CREDENTIALS_DIRECTORY/vault-passphrase`
+/// (systemd `LoadCredential=`), `VAULT_PASSPHRASE`, then a no-echo prompt on the terminal.
+/// With none of them it fails at once with a message that lists them.
+public struct PassphraseSource: Sendable {
+    private let obtain: @Sendable (PassphrasePurpose) throws(VaultError) -> Secret
+
+    /// A source backed by a closure.
+    public init(_ obtain: @escaping @Sendable (PassphrasePurpose) throws(VaultError) -> Secret) {
+        self.obtain = obtain
+    }
+
+    /// The passphrase for `purpose`.
+    public func passphrase(for purpose: PassphrasePurpose) throws(VaultError) -> Secret {
+        try obtain(purpose)
+    }
+
+    /// Always the same passphrase (tests, embedding programs that hold it themselves).
+    public static func fixed(_ passphrase: Secret) -> PassphraseSource {
+        PassphraseSource { _ in passphrase }
+    }
+
+    /// The lookup order described above. `file` is the `--passphrase-file` option.
+    public static func standard(file: String? = nil, environment: [String: String]) -> PassphraseSource {
+        PassphraseSource { purpose throws(VaultError) in
+            if let path = file ?? environment["VAULT_PASSPHRASE_FILE"], !path.isEmpty {
+                return try readPassphraseFile(path)
+            }
+            if let dir = environment["CREDENTIALS_DIRECTORY"], !dir.isEmpty,
+                access("\(dir)/vault-passphrase", F_OK) == 0
+            {
+                return try readPassphraseFile("\(dir)/vault-passphrase")
+            }
+            if let value = environment["VAULT_PASSPHRASE"], !value.isEmpty { return Secret(value) }
+            guard TerminalPrompt.isAvailable else {
+                throw .invalidInput(
+                    "no passphrase: use --passphrase-file, VAULT_PASSPHRASE_FILE, systemd's LoadCredential=vault-passphrase or VAULT_PASSPHRASE (there is no terminal to ask on)"
+                )
+            }
+            return try prompt(for: purpose)
+        }
+    }
+
+    /// Reads a passphrase file; one trailing newline is dropped.
+    public static func readPassphraseFile(_ path: String) throws(VaultError) -> Secret {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .invalidInput("cannot read the passphrase file \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 65536 {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { throw .invalidInput("cannot read the passphrase file \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            bytes.append(contentsOf: buffer[0..<n])
+        }
+        let passphrase = Secret(bytes: dropOneNewline(bytes))
+        guard !passphrase.isEmpty else { throw .invalidInput("the passphrase file \(path) is empty") }
+        return passphrase
+    }
+
+    /// `bytes` without one trailing "\n" or "\r\n".
+    public static func dropOneNewline(_ bytes: [UInt8]) -> [UInt8] {
+        var result = bytes
+        if result.last == UInt8(ascii: "\n") {
+            result.removeLast()
+            if result.last == UInt8(ascii: "\r") { result.removeLast() }
+        }
+        return result
+    }
+
+    private static func prompt(for purpose: PassphrasePurpose) throws(VaultError) -> Secret {
+        switch purpose {
+        case .unlock:
+            return try nonEmpty(TerminalPrompt.readSecret(prompt: "Vault passphrase: "))
+        case .create, .change:
+            let label = purpose == .create ? "New vault passphrase: " : "New passphrase: "
+            let first = try nonEmpty(TerminalPrompt.readSecret(prompt: label))
+            let second = try TerminalPrompt.readSecret(prompt: "Repeat it: ")
+            guard first == second else { throw .invalidInput("the two passphrases differ") }
+            return first
+        }
+    }
+
+    private static func nonEmpty(_ secret: Secret) throws(VaultError) -> Secret {
+        guard !secret.isEmpty else { throw .invalidInput("the passphrase must not be empty") }
+        return secret
+    }
+}

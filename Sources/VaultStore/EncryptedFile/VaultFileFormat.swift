@@ -1,0 +1,119 @@
+import Crypto
+
+/// The on-disk layout of an encrypted vault file, version 1. All integers big-endian.
+///
+/// ```
+/// offset size
+///  0      8   magic  89 56 4C 54 0D 0A 1A 0A  ("\x89VLT\r\n\x1a\n")
+///  8      2   format version = 1
+/// 10      1   KDF id (1 = scrypt)
+/// 11      1   log2 N
+/// 12      4   r
+/// 16      4   p
+/// 20     32   salt
+/// 52      1   AEAD id (1 = AES-256-GCM)
+/// 53     12   nonce
+/// 65     32   HMAC-SHA256 of bytes 0..<65 under the header key
+/// 97      n   AES-256-GCM ciphertext of the body, AAD = bytes 0..<97
+/// 97+n   16   GCM tag
+/// ```
+///
+/// The header MAC checks the passphrase (and the header) before the body is opened, so
+/// a wrong passphrase and a modified body are told apart. The body (`ItemCodec`) holds
+/// every server, account, label and secret; nothing about the items is readable.
+enum VaultFileFormat {
+    static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
+    static let version: UInt16 = 1
+    static let scryptID: UInt8 = 1
+    static let aesGCMID: UInt8 = 1
+    static let saltSize = 32
+    static let nonceSize = 12
+    static let macOffset = 65
+    static let headerSize = 97
+    static let tagSize = 16
+
+    /// What the header says, before any key is derived.
+    struct Header: Sendable, Equatable {
+        var kdf: KDFParameters
+        var salt: [UInt8]
+    }
+
+    /// Reads the unauthenticated header fields, refusing anything this version cannot read.
+    static func parseHeader(_ file: [UInt8]) throws(VaultError) -> Header {
+        guard file.count >= magic.count, Array(file[0..<magic.count]) == magic else {
+            throw .unsupportedFormat("not a vault file (the magic bytes are missing)")
+        }
+        var reader = ByteReader(file, offset: magic.count)
+        guard let version = reader.readUInt16() else { throw truncated(file.count) }
+        guard version == Self.version else {
+            if version > Self.version {
+                throw .unsupportedFormat(
+                    "the vault file has format version \(version); this vault reads version \(Self.version) only (upgrade vault)")
+            }
+            throw .unsupportedFormat("the vault file has an unknown format version \(version)")
+        }
+        guard file.count >= headerSize + tagSize else { throw truncated(file.count) }
+        guard let kdfID = reader.readUInt8(), let log2N = reader.readUInt8(), let r = reader.readUInt32(),
+            let p = reader.readUInt32(), let salt = reader.readBytes(saltSize), let aeadID = reader.readUInt8()
+        else { throw truncated(file.count) }
+        guard kdfID == scryptID else { throw .unsupportedFormat("unknown key-derivation id \(kdfID) in the vault header") }
+        guard aeadID == aesGCMID else { throw .unsupportedFormat("unknown cipher id \(aeadID) in the vault header") }
+        let kdf = KDFParameters(log2N: log2N, r: r, p: p)
+        try kdf.checkReadable()
+        return Header(kdf: kdf, salt: Array(salt))
+    }
+
+    /// Checks the header MAC with `keys`, then opens the body.
+    static func open(_ file: [UInt8], keys: VaultKeys) throws(VaultError) -> [UInt8] {
+        let signed = file[0..<macOffset]
+        let mac = file[macOffset..<headerSize]
+        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: signed, using: keys.header) else {
+            throw .wrongPassphrase
+        }
+        do {
+            let nonce = try AES.GCM.Nonce(data: file[53..<macOffset])
+            let box = try AES.GCM.SealedBox(
+                nonce: nonce, ciphertext: file[headerSize..<(file.count - tagSize)],
+                tag: file[(file.count - tagSize)...])
+            let plain = try AES.GCM.open(box, using: keys.body, authenticating: file[0..<headerSize])
+            return Array(plain)
+        } catch {
+            throw .corrupted("the contents fail authentication (the file was truncated or modified)")
+        }
+    }
+
+    /// Seals `body` under `keys` with a fresh random nonce.
+    static func seal(_ body: [UInt8], header: Header, keys: VaultKeys) throws(VaultError) -> [UInt8] {
+        var writer = ByteWriter(capacity: headerSize + body.count + tagSize)
+        writer.append(raw: magic)
+        writer.append(version)
+        writer.append(scryptID)
+        writer.append(header.kdf.log2N)
+        writer.append(header.kdf.r)
+        writer.append(header.kdf.p)
+        writer.append(raw: header.salt)
+        writer.append(aesGCMID)
+        let nonce = AES.GCM.Nonce()
+        writer.append(raw: nonce.withUnsafeBytes { Array($0) })
+        let mac = HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.header)
+        writer.append(raw: mac.withUnsafeBytes { Array($0) })
+        let aad = writer.bytes
+        do {
+            let box = try AES.GCM.seal(body, using: keys.body, nonce: nonce, authenticating: aad)
+            writer.append(raw: box.ciphertext)
+            writer.append(raw: box.tag)
+        } catch {
+            throw .backendUnavailable("encryption failed: \(error)")
+        }
+        return writer.bytes
+    }
+
+    static func newSalt() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<saltSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    private static func truncated(_ size: Int) -> VaultError {
+        .corrupted("the vault file is truncated (\(size) bytes)")
+    }
+}

@@ -1,0 +1,174 @@
+import CLibSecret
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Asks, within a time bound, whether a Secret Service answers on the session bus.
+///
+/// The probe never triggers D-Bus autolaunch and never hangs:
+/// - with `DBUS_SESSION_BUS_ADDRESS` unset or empty (or an `autolaunch:` address) it
+///   answers at once without calling GLib at all;
+/// - otherwise it connects to exactly that address and asks `org.freedesktop.secrets`
+///   for its `Collections` property without D-Bus activation (`NO_AUTO_START`), on a
+///   separate thread, and gives up when `timeout` has passed (a bus address that points
+///   at nothing fails at once; one that never answers is abandoned at the deadline).
+///
+/// When the address is the process's own `DBUS_SESSION_BUS_ADDRESS`, the probe uses
+/// GLib's shared session connection, which libsecret then reuses; else it opens (and
+/// closes) a private connection.
+public enum SecretServiceProbe {
+    /// The environment variable that names the session bus.
+    public static let busAddressVariable = "DBUS_SESSION_BUS_ADDRESS"
+
+    /// What a probe found.
+    public struct Outcome: Sendable, Equatable, CustomStringConvertible {
+        /// True when the Secret Service answered within the bound.
+        public var available: Bool
+        /// One line saying why (for `vault backend` and `--verbose`).
+        public var reason: String
+        /// How long the probe took.
+        public var elapsed: Duration
+
+        public var description: String { "\(available ? "available" : "unavailable"): \(reason)" }
+    }
+
+    /// The default bound for automatic backend selection.
+    public static let defaultTimeout: Duration = .milliseconds(500)
+
+    /// Probes the session bus named by `environment[DBUS_SESSION_BUS_ADDRESS]`, waiting at
+    /// most `timeout`. Never throws, never blocks longer than `timeout` (plus thread start).
+    public static func probe(environment: [String: String], timeout: Duration = defaultTimeout) -> Outcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        @Sendable func outcome(_ available: Bool, _ reason: String) -> Outcome {
+            Outcome(available: available, reason: reason, elapsed: clock.now - start)
+        }
+        guard let address = environment[busAddressVariable], !address.isEmpty else {
+            return outcome(false, "\(busAddressVariable) is not set")
+        }
+        if address.contains("autolaunch:") {
+            return outcome(false, "\(busAddressVariable) asks for D-Bus autolaunch, which vault never triggers")
+        }
+        let milliseconds = Self.milliseconds(timeout)
+        let useShared = currentProcessBusAddress() == address
+        let result = ProbeResult()
+        let done = DispatchSemaphore(value: 0)
+        // The connection attempt may block (a socket that accepts and never answers):
+        // it runs on its own thread and is abandoned at the deadline.
+        DispatchQueue.global(qos: .userInitiated).async {
+            let (available, reason) = ask(address: address, shared: useShared, timeoutMilliseconds: milliseconds)
+            result.value.withLock { $0 = outcome(available, reason) }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .timedOut {
+            return outcome(false, "the session bus at \(address) does not answer within \(milliseconds) ms")
+        }
+        return result.value.withLock { $0 } ?? outcome(false, "the session bus probe failed")
+    }
+
+    /// The process's own session bus address (what GLib and libsecret would use).
+    static func currentProcessBusAddress() -> String? {
+        guard let value = getenv(busAddressVariable) else { return nil }
+        let address = String(cString: value)
+        return address.isEmpty ? nil : address
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(1, total))
+    }
+
+    /// Connects and asks the Secret Service; blocking. Returns availability and reason.
+    private static func ask(address: String, shared: Bool, timeoutMilliseconds: Int32) -> (Bool, String) {
+        var error: UnsafeMutablePointer<GError>? = nil
+        let connection: OpaquePointer?
+        if shared {
+            connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error)
+        } else {
+            let flags = GDBusConnectionFlags(
+                G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                    | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+            connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error)
+        }
+        guard let connection else {
+            let message = GLibError.take(&error)?.message ?? "no connection"
+            return (false, "the session bus at \(address) does not answer (\(message))")
+        }
+        defer {
+            if !shared { g_dbus_connection_close_sync(connection, nil, nil) }
+            g_object_unref(UnsafeMutableRawPointer(connection))
+        }
+        do {
+            let value = try SecretServiceDBus.property(
+                connection, path: SecretServiceDBus.servicePath, interface: SecretServiceDBus.serviceInterface,
+                name: "Collections", timeoutMilliseconds: timeoutMilliseconds)
+            g_variant_unref(value)
+            return (true, "org.freedesktop.secrets answers on the session bus")
+        } catch {
+            if error.isNoOwner {
+                return (false, "no Secret Service on the session bus (org.freedesktop.secrets has no owner)")
+            }
+            if error.isTimeout {
+                return (false, "the Secret Service does not answer within \(timeoutMilliseconds) ms")
+            }
+            return (false, "the Secret Service does not answer (\(error.message))")
+        }
+    }
+}
+
+/// Plain GDBus calls to the Secret Service, each with a timeout and without D-Bus
+/// activation. Replies are returned with one reference the caller must `g_variant_unref`.
+enum SecretServiceDBus {
+    static let busName = "org.freedesktop.secrets"
+    static let servicePath = "/org/freedesktop/secrets"
+    static let serviceInterface = "org.freedesktop.Secret.Service"
+    static let collectionInterface = "org.freedesktop.Secret.Collection"
+
+    /// Calls `interface.method(arguments)` on `path`; `arguments` are floating GVariants
+    /// that the call consumes. Returns the reply tuple (caller unrefs).
+    static func call(
+        _ connection: OpaquePointer, path: String, interface: String, method: String,
+        arguments: [OpaquePointer], timeoutMilliseconds: Int32
+    ) throws(GLibError) -> OpaquePointer {
+        let parameters: OpaquePointer? = arguments.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: OpaquePointer?.self) { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
+        }
+        var error: UnsafeMutablePointer<GError>? = nil
+        let reply = g_dbus_connection_call_sync(
+            connection, busName, path, interface, method, parameters, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            timeoutMilliseconds, nil, &error)
+        guard let reply else {
+            throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no reply")
+        }
+        return reply
+    }
+
+    /// The value of property `interface.name` of `path` (caller unrefs).
+    static func property(
+        _ connection: OpaquePointer, path: String, interface: String, name: String, timeoutMilliseconds: Int32
+    ) throws(GLibError) -> OpaquePointer {
+        let reply = try call(
+            connection, path: path, interface: "org.freedesktop.DBus.Properties", method: "Get",
+            arguments: [g_variant_new_string(interface), g_variant_new_string(name)],
+            timeoutMilliseconds: timeoutMilliseconds)
+        defer { g_variant_unref(reply) }
+        let boxed = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(boxed) }
+        return g_variant_get_variant(boxed)
+    }
+}
+
+extension GLibError: Error {}
+
+/// The probe thread's answer, shared with the waiting caller.
+private final class ProbeResult: Sendable {
+    let value = Mutex<SecretServiceProbe.Outcome?>(nil)
+}

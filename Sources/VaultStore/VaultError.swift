@@ -1,0 +1,44 @@
+/// The one error type of every store. Each case is something a caller can act on, and
+/// none of them ever carries a secret.
+public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No item under this key (the library returns nil instead; the CLI uses this).
+    case notFound(CredentialKey)
+    /// The keyring or collection is locked and cannot be unlocked without a prompt.
+    case locked(String)
+    /// The passphrase does not open the vault file.
+    case wrongPassphrase
+    /// The stored data is damaged or was modified: it is refused, never decoded.
+    case corrupted(String)
+    /// The file is not a vault file this version can read (another format, a newer
+    /// format version, an unknown algorithm).
+    case unsupportedFormat(String)
+    /// The backend cannot be used here (no D-Bus, no keyring, an I/O failure).
+    case backendUnavailable(String)
+    /// A file or directory has permissions that are unsafe or that stop us.
+    case permission(String)
+    /// The caller's input is unusable (an empty account, a missing passphrase source).
+    case invalidInput(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let key): "no item for account \"\(key.account)\" on server \"\(key.server)\""
+        case .locked(let why): "the keyring is locked: \(why)"
+        case .wrongPassphrase: "wrong passphrase (or the vault file header was modified)"
+        case .corrupted(let why): "the vault is damaged or was tampered with: \(why)"
+        case .unsupportedFormat(let why): why
+        case .backendUnavailable(let why): "backend unavailable: \(why)"
+        case .permission(let why): why
+        case .invalidInput(let why): why
+        }
+    }
+
+    /// The `vault` command's exit code for this error (see the README).
+    public var exitCode: Int32 {
+        switch self {
+        case .notFound: 1
+        case .invalidInput: 2
+        case .locked, .wrongPassphrase, .corrupted, .unsupportedFormat: 3
+        case .backendUnavailable, .permission: 4
+        }
+    }
+}

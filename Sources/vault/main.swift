@@ -1,0 +1,3 @@
+import VaultCLI
+
+await VaultCommand.runAndExit()
