@@ -1,0 +1,64 @@
+/// The exact `message` strings the reference auth API puts in its `{"code","message"}`
+/// error bodies.
+///
+/// Clients match on these strings, so they are part of the API and must stay stable.
+///
+/// Authentication errors (HTTP 401) — a client treats these as "the credentials or tokens
+/// are not good (any more)":
+/// - ``wrongLoginOrPassword`` = `"wrong login or password"` (`/api/login`)
+/// - ``invalidAccessToken`` = `"invalid access token"` (`/api/get_devs`: missing, malformed,
+///   badly signed or revoked token, or a refresh token presented as an access token)
+/// - ``accessTokenExpired`` = `"access token expired"` (`/api/get_devs`)
+/// - ``invalidRefreshToken`` = `"invalid refresh token"` (`/api/refresh_tokens`: missing,
+///   malformed, badly signed, already used (rotation), revoked, or an access token presented
+///   as a refresh token)
+/// - ``refreshTokenExpired`` = `"refresh token expired"` (`/api/refresh_tokens`)
+///
+/// Other errors (not authentication errors):
+/// - ``loginAlreadyExists`` = `"login already exists"` (409, `/api/register`)
+/// - ``malformedJSON`` = `"malformed JSON body"` (400)
+/// - ``missingCredentials`` = `"login and password are required"` (400)
+/// - ``unsupportedContentType`` = `"unsupported content type"` (400)
+/// - ``bodyTooLarge`` = `"request body too large"` (400)
+/// - ``notFound`` = `"not found"` (404)
+/// - ``methodNotAllowed`` = `"method not allowed"` (405)
+/// - ``internalError`` = `"internal server error"` (500, including injected faults)
+public enum AuthServerMessages {
+    /// Login failed: unknown login or wrong password (401).
+    public static let wrongLoginOrPassword = "wrong login or password"
+    /// The access token is missing, malformed, badly signed, revoked, or not an access token (401).
+    public static let invalidAccessToken = "invalid access token"
+    /// The access token was valid but its lifetime is over (401).
+    public static let accessTokenExpired = "access token expired"
+    /// The refresh token is missing, malformed, badly signed, already used, revoked,
+    /// or not a refresh token (401).
+    public static let invalidRefreshToken = "invalid refresh token"
+    /// The refresh token was valid but its lifetime is over (401).
+    public static let refreshTokenExpired = "refresh token expired"
+
+    /// Registration with a login that is taken (409).
+    public static let loginAlreadyExists = "login already exists"
+    /// The body is not valid JSON or not a JSON object of the expected shape (400).
+    public static let malformedJSON = "malformed JSON body"
+    /// `login` or `password` is missing or empty (400).
+    public static let missingCredentials = "login and password are required"
+    /// The request's `Content-Type` is not the one the endpoint accepts (400).
+    public static let unsupportedContentType = "unsupported content type"
+    /// The request body is larger than ``AuthServerConfiguration/maxBodySize`` (400).
+    public static let bodyTooLarge = "request body too large"
+    /// No route for this path (404).
+    public static let notFound = "not found"
+    /// The path exists but not for this method (405).
+    public static let methodNotAllowed = "method not allowed"
+    /// Something failed on the server, or a fault was injected (500).
+    public static let internalError = "internal server error"
+
+    /// Every message that denotes an authentication error (all sent with status 401).
+    public static let authenticationErrors: Set<String> = [
+        wrongLoginOrPassword,
+        invalidAccessToken,
+        accessTokenExpired,
+        invalidRefreshToken,
+        refreshTokenExpired,
+    ]
+}

@@ -1,0 +1,69 @@
+/// RFC 6749 §5.2 error codes used by `POST /oauth/token`.
+public enum OAuthErrorCode: String, Codable, Sendable {
+    /// Missing or repeated parameter, wrong content type, unreadable body (400).
+    case invalidRequest = "invalid_request"
+    /// Client authentication failed or was missing (401, with `WWW-Authenticate`).
+    case invalidClient = "invalid_client"
+    /// Wrong username/password, or an invalid, expired, used or foreign refresh token (400).
+    case invalidGrant = "invalid_grant"
+    /// The client may not use this grant (400).
+    case unauthorizedClient = "unauthorized_client"
+    /// `grant_type` is not password, refresh_token or client_credentials (400).
+    case unsupportedGrantType = "unsupported_grant_type"
+    /// A refresh asked for more scope than was granted (400).
+    case invalidScope = "invalid_scope"
+    /// The server failed or a fault was injected (500).
+    case serverError = "server_error"
+}
+
+/// `{"error","error_description"}`: an RFC 6749 §5.2 error reply.
+public struct OAuthError: Codable, Sendable, Equatable, Error {
+    enum CodingKeys: String, CodingKey {
+        case error
+        case description = "error_description"
+    }
+
+    /// The error code.
+    public var error: OAuthErrorCode
+    /// Human-readable detail; for invalid_grant it is one of ``AuthServerMessages``
+    /// (e.g. `"wrong login or password"`, `"invalid refresh token"`, `"refresh token expired"`).
+    public var description: String?
+
+    /// Creates an error reply.
+    public init(error: OAuthErrorCode, description: String?) {
+        self.error = error
+        self.description = description
+    }
+}
+
+/// `{"access_token","token_type","expires_in","refresh_token"?,"scope"?}`: an RFC 6749 §5.1
+/// success reply. `expires_in` is relative, in whole seconds (rounded up).
+public struct OAuthTokenResponse: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case scope
+    }
+
+    /// The access token (also accepted by `GET /api/get_devs`).
+    public var accessToken: String
+    /// Always `"Bearer"`.
+    public var tokenType: String
+    /// Seconds until the access token expires.
+    public var expiresIn: Int
+    /// The single-use refresh token; absent for client_credentials.
+    public var refreshToken: String?
+    /// The granted scope, when one was requested.
+    public var scope: String?
+
+    /// Creates a success reply.
+    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String?, scope: String?) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.scope = scope
+    }
+}

@@ -1,0 +1,207 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The reference auth API (see `DESIGN.md`, "The reference auth API") as an in-process
+/// HTTP server.
+///
+/// ```swift
+/// let server = try ReferenceAuthServer(configuration: .init(accessTokenLifetime: 1, users: [.init(name: "ann", secret: "pw")]))
+/// let port = try await server.start()          // bound port (ephemeral when configured port is 0)
+/// // ... talk to http://127.0.0.1:\(port) ...
+/// server.faults.set(.status500)                // make the refresh endpoints fail
+/// print(server.stats.refreshes)
+/// await server.stop()
+/// ```
+///
+/// Endpoints (errors are `{"code","message"}` with messages from ``AuthServerMessages``):
+/// - `POST /api/register`, `POST /api/login` `{"login","password"}` (`application/json`) -> ``User``
+/// - `POST /api/refresh_tokens` with `Authorization: Bearer <refresh>` -> ``TokensInfo``;
+///   the presented refresh token is dead afterwards (rotation)
+/// - `GET /api/get_devs` with `Authorization: Bearer <access>` -> `[`Developer`]`
+/// - `GET /api/stats` -> ``AuthServerStats``
+/// - `POST /oauth/token` (RFC 6749, see ``OAuthTokenResponse`` and ``OAuthError``)
+/// - `POST /api/test/...` only with ``AuthServerConfiguration/testControls``
+///
+/// Tokens are HS256 JWTs signed with a random key made for each server instance, so tokens
+/// of one instance are worthless to another.
+public final class ReferenceAuthServer: Sendable {
+    /// The configuration the server was created with.
+    public let configuration: AuthServerConfiguration
+    /// The fault switch of the refresh endpoints (test control).
+    public let faults = RefreshFaults()
+
+    private let users: UserDirectory
+    private let statsRecorder = StatsRecorder()
+    private let logger: Logger
+    private let state = Mutex(RunState())
+
+    private struct RunState {
+        var started = false
+        var port: Int?
+        var task: Task<Void, Never>?
+        var group: ServiceGroup?
+    }
+
+    /// Creates a stopped server; pre-registers ``AuthServerConfiguration/users``.
+    /// Throws ``AuthServerConfigurationError`` for an unusable configuration.
+    public init(configuration: AuthServerConfiguration) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.users = UserDirectory(users: configuration.users, iterations: configuration.passwordHashIterations)
+        var logger = Logger(label: "vault-auth-server") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = configuration.logLevel
+        self.logger = logger
+    }
+
+    /// The bound port while running, else `nil`.
+    public var port: Int? {
+        state.withLock { $0.port }
+    }
+
+    /// `http://HOST:PORT` while running, else `nil`.
+    public var baseURL: String? {
+        port.map { "http://\(Self.urlHost(configuration.host)):\($0)" }
+    }
+
+    /// Binds and starts serving; returns the bound port once the server accepts connections.
+    ///
+    /// A server starts at most once; throws ``ReferenceAuthServerError/alreadyStarted`` on a
+    /// second call, or the bind error when the address cannot be bound.
+    @discardableResult
+    public func start() async throws -> Int {
+        let alreadyStarted = state.withLock { state in
+            defer { state.started = true }
+            return state.started
+        }
+        guard !alreadyStarted else { throw ReferenceAuthServerError.alreadyStarted }
+
+        let (events, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let tokens = await TokenService.make()
+        let components = ServerComponents(
+            service: AuthService(configuration: configuration, users: users, stats: statsRecorder, tokens: tokens),
+            stats: statsRecorder,
+            faults: faults,
+            configuration: configuration)
+        let configuration = self.configuration
+        let app = Application(
+            router: components.makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in
+                continuation.yield(.success(channel.localAddress?.port ?? configuration.port))
+            },
+            logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(services: [app], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = Self.gracefulShutdownLimit
+        let group = ServiceGroup(configuration: groupConfiguration)
+        let task = Task {
+            do {
+                try await group.run()
+                continuation.yield(.failure(ReferenceAuthServerError.stoppedBeforeListening))
+            } catch {
+                continuation.yield(.failure(error))
+            }
+            continuation.finish()
+        }
+        state.withLock {
+            $0.task = task
+            $0.group = group
+        }
+        for await event in events {
+            switch event {
+            case .success(let port):
+                state.withLock { $0.port = port }
+                return port
+            case .failure(let error):
+                state.withLock {
+                    $0.task = nil
+                    $0.group = nil
+                }
+                throw error
+            }
+        }
+        throw ReferenceAuthServerError.stoppedBeforeListening
+    }
+
+    /// How long ``stop()`` lets in-flight requests finish before cancelling them.
+    static let gracefulShutdownLimit: Duration = .seconds(1)
+
+    /// Stops serving and waits until the listening socket is closed: in-flight requests get
+    /// up to a second to finish, then are cancelled; hanging fault replies end at once.
+    /// Safe to call more than once.
+    public func stop() async {
+        let (task, group) = state.withLock { state in
+            defer {
+                state.task = nil
+                state.group = nil
+                state.port = nil
+            }
+            return (state.task, state.group)
+        }
+        guard let task else { return }
+        if let group {
+            await group.triggerGracefulShutdown()
+        } else {
+            task.cancel()
+        }
+        await task.value
+    }
+
+    // MARK: In-process test controls
+
+    /// A snapshot of the counters served by `GET /api/stats`.
+    public var stats: AuthServerStats {
+        statsRecorder.snapshot()
+    }
+
+    /// Sets every stats counter back to zero.
+    public func resetStats() {
+        statsRecorder.reset()
+    }
+
+    /// Registers a user; `false` if the login is taken. Not counted in stats.
+    @discardableResult
+    public func addUser(login: String, password: String) -> Bool {
+        users.register(login: login, password: password) != nil
+    }
+
+    /// Kills every refresh token of `login` ("the refresh token died"); returns how many
+    /// were live, or `nil` for an unknown login.
+    @discardableResult
+    public func revokeRefreshTokens(login: String) -> Int? {
+        users.revokeRefreshTokens(login: login)
+    }
+
+    /// Invalidates every access token issued to `login` so far (later ones are fine);
+    /// `false` for an unknown login.
+    @discardableResult
+    public func revokeAccessTokens(login: String) -> Bool {
+        users.revokeAccessTokens(login: login)
+    }
+
+    /// Changes the password of `login` (existing tokens stay valid); `false` for an
+    /// unknown login.
+    @discardableResult
+    public func setPassword(login: String, password: String) -> Bool {
+        users.setPassword(login: login, password: password)
+    }
+
+    /// How many refresh tokens of `login` are live (used and revoked ones are not);
+    /// `nil` for an unknown login.
+    public func liveRefreshTokenCount(login: String) -> Int? {
+        users.liveRefreshTokenCount(login: login)
+    }
+
+    private static func urlHost(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+}
+
+/// Lifecycle errors of ``ReferenceAuthServer``.
+public enum ReferenceAuthServerError: Error, Sendable, Equatable {
+    /// ``ReferenceAuthServer/start()`` was called twice.
+    case alreadyStarted
+    /// The server ended before it reported a listening socket.
+    case stoppedBeforeListening
+}

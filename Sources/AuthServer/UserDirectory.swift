@@ -1,0 +1,144 @@
+import Synchronization
+
+/// The public facts about a user that token issuing needs.
+struct UserIdentity: Sendable, Equatable {
+    /// Numeric id.
+    let id: Int64
+    /// Login.
+    let login: String
+    /// Current access-token generation; tokens of older generations are revoked.
+    let generation: Int
+}
+
+/// Outcome of presenting a refresh token's `jti` for rotation.
+enum RotationResult: Sendable, Equatable {
+    /// The old token is dead now and the new one is live.
+    case rotated(UserIdentity)
+    /// Unknown user, or the token was already used or revoked.
+    case rejected
+}
+
+/// Registered users with hashed passwords, and the live refresh tokens of each
+/// (by `jti`): the server-side state behind refresh-token rotation.
+final class UserDirectory: Sendable {
+    private struct Record {
+        let id: Int64
+        let login: String
+        var password: PasswordHash
+        var generation = 0
+        /// Live refresh token ids and their expiries (Unix ms).
+        var refreshTokens: [String: Int64] = [:]
+    }
+
+    private struct State {
+        var byLogin: [String: Record] = [:]
+        var loginByID: [Int64: String] = [:]
+        var nextID: Int64 = 1
+    }
+
+    private let state = Mutex(State())
+    private let iterations: Int
+
+    /// Creates a directory holding `users`; later duplicates of a login are ignored.
+    init(users: [CredentialPair], iterations: Int) {
+        self.iterations = iterations
+        for user in users {
+            _ = register(login: user.name, password: user.secret)
+        }
+    }
+
+    /// Adds a user; `nil` if the login is taken. Hashing happens outside the lock.
+    func register(login: String, password: String) -> UserIdentity? {
+        let hash = PasswordHasher.hash(password, iterations: iterations)
+        return state.withLock { state in
+            guard state.byLogin[login] == nil else { return nil }
+            let record = Record(id: state.nextID, login: login, password: hash)
+            state.nextID += 1
+            state.byLogin[login] = record
+            state.loginByID[record.id] = login
+            return UserIdentity(id: record.id, login: login, generation: record.generation)
+        }
+    }
+
+    /// The user if `password` is right for `login`; verification happens outside the lock.
+    func authenticate(login: String, password: String) -> UserIdentity? {
+        let found = state.withLock { state in
+            state.byLogin[login].map { ($0.password, UserIdentity(id: $0.id, login: $0.login, generation: $0.generation)) }
+        }
+        guard let found, PasswordHasher.verify(password, against: found.0) else { return nil }
+        return found.1
+    }
+
+    /// The user with `id`, if any.
+    func user(id: Int64) -> UserIdentity? {
+        state.withLock { state in
+            guard let login = state.loginByID[id], let record = state.byLogin[login] else { return nil }
+            return UserIdentity(id: record.id, login: record.login, generation: record.generation)
+        }
+    }
+
+    /// Whether the user exists and access tokens of `generation` are still honoured.
+    func acceptsAccessToken(userID: Int64, generation: Int) -> Bool {
+        user(id: userID)?.generation == generation
+    }
+
+    /// Records a newly issued refresh token as live.
+    func addRefreshToken(userID: Int64, tokenID: String, expiresAtMillis: Int64, now: Int64) {
+        state.withLock { state in
+            guard let login = state.loginByID[userID], var record = state.byLogin[login] else { return }
+            record.refreshTokens = Self.pruned(record.refreshTokens, now: now)
+            record.refreshTokens[tokenID] = expiresAtMillis
+            state.byLogin[login] = record
+        }
+    }
+
+    /// Atomically kills the refresh token `oldID` and makes `newID` live; rejected if `oldID`
+    /// is not live (already used or revoked). Of concurrent uses of one token, exactly one wins.
+    func rotate(userID: Int64, oldID: String, newID: String, newExpiresAtMillis: Int64, now: Int64) -> RotationResult {
+        state.withLock { state in
+            guard let login = state.loginByID[userID], var record = state.byLogin[login] else { return .rejected }
+            guard record.refreshTokens.removeValue(forKey: oldID) != nil else { return .rejected }
+            record.refreshTokens = Self.pruned(record.refreshTokens, now: now)
+            record.refreshTokens[newID] = newExpiresAtMillis
+            state.byLogin[login] = record
+            return .rotated(UserIdentity(id: record.id, login: record.login, generation: record.generation))
+        }
+    }
+
+    /// Kills every refresh token of `login`; the number killed, or `nil` for an unknown login.
+    func revokeRefreshTokens(login: String) -> Int? {
+        state.withLock { state in
+            guard let count = state.byLogin[login]?.refreshTokens.count else { return nil }
+            state.byLogin[login]?.refreshTokens = [:]
+            return count
+        }
+    }
+
+    /// Invalidates every access token issued to `login` so far; `false` for an unknown login.
+    func revokeAccessTokens(login: String) -> Bool {
+        state.withLock { state in
+            guard state.byLogin[login] != nil else { return false }
+            state.byLogin[login]?.generation += 1
+            return true
+        }
+    }
+
+    /// Replaces the password of `login` (tokens stay valid); `false` for an unknown login.
+    func setPassword(login: String, password: String) -> Bool {
+        let hash = PasswordHasher.hash(password, iterations: iterations)
+        return state.withLock { state in
+            guard state.byLogin[login] != nil else { return false }
+            state.byLogin[login]?.password = hash
+            return true
+        }
+    }
+
+    /// Number of live refresh tokens of `login` (expired ones included until pruned).
+    func liveRefreshTokenCount(login: String) -> Int? {
+        state.withLock { $0.byLogin[login]?.refreshTokens.count }
+    }
+
+    private static func pruned(_ tokens: [String: Int64], now: Int64) -> [String: Int64] {
+        tokens.filter { $0.value > now }
+    }
+}

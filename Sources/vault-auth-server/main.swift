@@ -1,0 +1,103 @@
+import ArgumentParser
+import AuthServer
+import Dispatch
+import Foundation
+import Logging
+
+/// `vault-auth-server`: serves the reference auth API until SIGINT or SIGTERM.
+///
+/// The first line on stdout is `listening on http://HOST:PORT` (with the bound port)
+/// once the server accepts connections; logs go to stderr.
+struct VaultAuthServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vault-auth-server",
+        abstract: "Serve the reference auth API (JWT access/refresh tokens, RFC 6749 token endpoint)."
+    )
+
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks an ephemeral port.")
+    var port = 0
+
+    @Option(name: .customLong("access-ttl"), help: "Access token lifetime in seconds.")
+    var accessTTL: Double = 60
+
+    @Option(name: .customLong("refresh-ttl"), help: "Refresh token lifetime in seconds.")
+    var refreshTTL: Double = 300
+
+    @Option(name: .customLong("user"), help: "Pre-register a user, LOGIN:PASSWORD (repeatable).")
+    var users: [String] = []
+
+    @Option(name: .customLong("client"), help: "Register an OAuth client, ID:SECRET (repeatable).")
+    var clients: [String] = []
+
+    @Flag(name: .customLong("test-controls"), help: "Serve the POST /api/test/... control endpoints (tests only).")
+    var testControls = false
+
+    @Option(name: .customLong("log-level"), help: "Log level on stderr (trace, debug, info, notice, warning, error, critical).")
+    var logLevel = "warning"
+
+    func validate() throws {
+        guard accessTTL.isFinite, accessTTL > 0 else { throw ValidationError("--access-ttl must be positive") }
+        guard refreshTTL.isFinite, refreshTTL > 0 else { throw ValidationError("--refresh-ttl must be positive") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        for user in users where CredentialPair(parsing: user) == nil {
+            throw ValidationError("--user expects LOGIN:PASSWORD")
+        }
+        for client in clients where CredentialPair(parsing: client) == nil {
+            throw ValidationError("--client expects ID:SECRET")
+        }
+    }
+
+    /// Serves until SIGINT or SIGTERM.
+    func serve() async throws {
+        let configuration = AuthServerConfiguration(
+            host: host,
+            port: port,
+            accessTokenLifetime: accessTTL,
+            refreshTokenLifetime: refreshTTL,
+            users: users.compactMap(CredentialPair.init(parsing:)),
+            clients: clients.compactMap(CredentialPair.init(parsing:)),
+            testControls: testControls,
+            logLevel: Logger.Level(rawValue: logLevel) ?? .warning
+        )
+        let server = try ReferenceAuthServer(configuration: configuration)
+        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
+        let boundPort = try await server.start()
+        print("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)")
+        fflush(nil)
+        await signals.wait()
+        await server.stop()
+    }
+}
+
+/// Waits for the first of some signals (which are no longer fatal once this exists).
+struct SignalWaiter {
+    private let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init(signals: [Int32]) {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        self.stream = stream
+        self.sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    func wait() async {
+        for await _ in stream { return }
+    }
+}
+
+let command = VaultAuthServerCommand.parseOrExit()
+do {
+    try await command.serve()
+} catch {
+    VaultAuthServerCommand.exit(withError: error)
+}

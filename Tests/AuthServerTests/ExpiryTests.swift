@@ -1,0 +1,65 @@
+import AuthServer
+import Foundation
+import Testing
+
+/// The assertions here hold however slowly a loaded machine runs: a reply received before
+/// an expiry must be a success, anything sent after it must be an expiry error, and issued
+/// expiries lie between "before the request" and "after the reply" plus the lifetime.
+@Suite("Token lifetimes")
+struct ExpiryTests {
+    /// Sleeps until `deadline` (Unix ms) plus a margin; bounded to 5 s.
+    private func sleep(until deadline: Int64, margin: Int64 = 100) async throws {
+        let wait = min(max(deadline + margin - nowMillis(), 0), 5_000)
+        try await Task.sleep(for: .milliseconds(wait))
+    }
+
+    @Test("1 s access and 3 s refresh lifetimes: expiry messages, refresh works in between")
+    func oneSecondLifetimes() async throws {
+        let configuration = AuthServerConfiguration(accessTokenLifetime: 1, refreshTokenLifetime: 3)
+        try await withServer(configuration) { _, client in
+            let before = nowMillis()
+            let user = try await client.register("kim", "pw").decode(User.self)
+            let after = nowMillis()
+            #expect(user.accessTokenExpire >= before + 1_000 - 1 && user.accessTokenExpire <= after + 1_000 + 1)
+            #expect(user.refreshTokenExpire >= before + 3_000 - 1 && user.refreshTokenExpire <= after + 3_000 + 1)
+
+            let early = try await client.developers(user.accessToken)
+            if nowMillis() < user.accessTokenExpire {
+                #expect(early.status == 200)
+            }
+
+            try await sleep(until: user.accessTokenExpire)
+            expectError(try await client.developers(user.accessToken), status: 401, message: AuthServerMessages.accessTokenExpired)
+
+            // The refresh token outlives the access token.
+            let refreshed = try await client.refresh(user.refreshToken)
+            guard nowMillis() < user.refreshTokenExpire else {
+                Issue.record("the machine was too slow to check a refresh inside a 3 s refresh lifetime")
+                return
+            }
+            #expect(refreshed.status == 200, "\(refreshed.text)")
+            let tokens = try refreshed.decode(TokensInfo.self)
+
+            try await sleep(until: tokens.refreshTokenExpire)
+            expectError(try await client.refresh(tokens.refreshToken), status: 401, message: AuthServerMessages.refreshTokenExpired)
+            expectError(try await client.developers(tokens.accessToken), status: 401, message: AuthServerMessages.accessTokenExpired)
+            // Logging in again works.
+            #expect(try await client.login("kim", "pw").status == 200)
+        }
+    }
+
+    @Test("fractional lifetimes are honoured")
+    func fractionalLifetime() async throws {
+        let configuration = AuthServerConfiguration(accessTokenLifetime: 0.3, refreshTokenLifetime: 0.6)
+        try await withServer(configuration) { _, client in
+            let before = nowMillis()
+            let user = try await client.register("lou", "pw").decode(User.self)
+            let after = nowMillis()
+            #expect(user.accessTokenExpire >= before + 300 - 1 && user.accessTokenExpire <= after + 300 + 1)
+            #expect(user.refreshTokenExpire >= before + 600 - 1 && user.refreshTokenExpire <= after + 600 + 1)
+            try await sleep(until: user.refreshTokenExpire)
+            expectError(try await client.refresh(user.refreshToken), status: 401, message: AuthServerMessages.refreshTokenExpired)
+            expectError(try await client.developers(user.accessToken), status: 401, message: AuthServerMessages.accessTokenExpired)
+        }
+    }
+}
