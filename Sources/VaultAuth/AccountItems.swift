@@ -1,0 +1,96 @@
+import Foundation
+import VaultStore
+
+/// The items one account keeps in a `SecureStore`: its password (the item `vault save`
+/// and `secret-tool` see), its tokens and its login settings (kinds `.tokens` and
+/// `.settings`, which a password lookup never matches).
+public struct AccountItems: Sendable {
+    public let store: any SecureStore
+    /// The server as stored (see `ServerName.normalized`).
+    public let server: String
+    public let account: String
+
+    public init(store: any SecureStore, server: String, account: String) {
+        self.store = store
+        self.server = server
+        self.account = account
+    }
+
+    public var passwordKey: CredentialKey { CredentialKey(server: server, account: account, kind: .password) }
+    public var tokensKey: CredentialKey { CredentialKey(server: server, account: account, kind: .tokens) }
+    public var settingsKey: CredentialKey { CredentialKey(server: server, account: account, kind: .settings) }
+
+    /// The stored tokens, or nil (a damaged token item counts as none).
+    public func loadTokens() async throws(AuthError) -> TokenSet? {
+        let store = self.store
+        let key = tokensKey
+        let item = try await offload { () throws(VaultError) in try store.load(key) }
+        return item.flatMap { TokenSet(encoded: $0.secret) }
+    }
+
+    public func saveTokens(_ tokens: TokenSet) async throws(AuthError) {
+        let store = self.store
+        let credential = Credential(key: tokensKey, secret: tokens.encoded())
+        try await offload { () throws(VaultError) in try store.save(credential) }
+    }
+
+    public func removeTokens() async throws(AuthError) {
+        let store = self.store
+        let key = tokensKey
+        try await offload { () throws(VaultError) in try store.remove(key) }
+    }
+
+    /// The stored password, or nil.
+    public func loadPassword() async throws(AuthError) -> Secret? {
+        let store = self.store
+        let key = passwordKey
+        return try await offload { () throws(VaultError) in try store.load(key)?.secret }
+    }
+
+    public func savePassword(_ password: Secret, label: String? = nil) async throws(AuthError) {
+        let store = self.store
+        let credential = Credential(key: passwordKey, secret: password, label: label)
+        try await offload { () throws(VaultError) in try store.save(credential) }
+    }
+
+    public func removePassword() async throws(AuthError) {
+        let store = self.store
+        let key = passwordKey
+        try await offload { () throws(VaultError) in try store.remove(key) }
+    }
+
+    /// The stored secret of kind `.settings` (a JSON document), or nil.
+    public func loadSettingsData() async throws(AuthError) -> [UInt8]? {
+        let store = self.store
+        let key = settingsKey
+        return try await offload { () throws(VaultError) in try store.load(key)?.secret.bytes }
+    }
+
+    public func saveSettingsData(_ data: [UInt8]) async throws(AuthError) {
+        let store = self.store
+        let credential = Credential(key: settingsKey, secret: Secret(bytes: data))
+        try await offload { () throws(VaultError) in try store.save(credential) }
+    }
+
+    public func removeSettings() async throws(AuthError) {
+        let store = self.store
+        let key = settingsKey
+        try await offload { () throws(VaultError) in try store.remove(key) }
+    }
+}
+
+/// How vault names a server in its items.
+public enum ServerName {
+    /// A URL with its scheme and host lower-cased and no trailing slash; anything that is
+    /// not a URL unchanged. `HTTPS://API.Example.com/` becomes `https://api.example.com`.
+    public static func normalized(_ server: String) -> String {
+        guard server.contains("://"), var components = URLComponents(string: server), let scheme = components.scheme,
+            components.host != nil
+        else { return server }
+        components.scheme = scheme.lowercased()
+        components.host = components.host?.lowercased()
+        var text = components.string ?? server
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

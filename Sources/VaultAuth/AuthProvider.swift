@@ -1,0 +1,30 @@
+import Foundation
+import VaultStore
+
+/// How an account logs in and refreshes its tokens: the policy of one kind of auth
+/// server (the reference API, an OAuth 2.0 token endpoint). The concurrency (single
+/// flight, persistence, replay) is the `Requester`'s.
+///
+/// Errors: a rejected password or a dead refresh token is `.authentication`; a
+/// misconfigured client `.configuration`; 5xx, 429 and timeouts are `.server` or
+/// `.network` and never mean the credentials are bad.
+public protocol AuthProvider: Sendable {
+    /// A short name for messages and logs ("reference", "oauth2").
+    var name: String { get }
+
+    /// Logs in with a password (or, for a client-credentials grant, the client secret
+    /// the provider holds) and returns new tokens.
+    func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet
+
+    /// Exchanges `tokens.refreshToken` for new tokens. A response without a new refresh
+    /// token keeps the old one.
+    func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet
+
+    /// True when `login` needs the account's stored password (false for grants that
+    /// authenticate the client only).
+    var needsPassword: Bool { get }
+}
+
+extension AuthProvider {
+    public var needsPassword: Bool { true }
+}

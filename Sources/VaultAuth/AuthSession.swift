@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import VaultStore
+
+/// The account-level operations behind `vault login`, `token`, `request` and `logout`,
+/// for any program that wants the same behaviour: log in once, then stay logged in.
+public struct AuthSession: Sendable {
+    public let items: AccountItems
+    public let transport: any HTTPTransport
+    public let clock: any AuthClock
+    public let configuration: Requester.Configuration
+    public let logger: Logger
+    public let reauthentication: SilentReauthenticator.Policy?
+
+    /// A session for `account` on `server` (normalised with `ServerName.normalized`).
+    public init(
+        store: any SecureStore, server: String, account: String, transport: any HTTPTransport,
+        clock: any AuthClock = SystemClock(), configuration: Requester.Configuration = .init(),
+        reauthentication: SilentReauthenticator.Policy? = .init(), logger: Logger = Logger(label: "vault.auth")
+    ) {
+        self.items = AccountItems(store: store, server: ServerName.normalized(server), account: account)
+        self.transport = transport
+        self.clock = clock
+        self.configuration = configuration
+        self.reauthentication = reauthentication
+        self.logger = logger
+    }
+
+    /// The provider the settings describe.
+    public func provider(for settings: LoginSettings) throws(AuthError) -> any AuthProvider {
+        guard let base = URL(string: settings.serverURL) else {
+            throw .invalidRequest("not a URL: \(settings.serverURL)")
+        }
+        switch settings.provider {
+        case .reference:
+            return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock)
+        case .oauth2:
+            return try OAuth2Provider(settings: settings, transport: transport, clock: clock)
+        }
+    }
+
+    /// Logs in with `password` (nil for a client-credentials grant), then stores the
+    /// password, the tokens and the settings. Nothing is stored when the login fails.
+    @discardableResult
+    public func login(settings: LoginSettings, password: Secret?) async throws(AuthError) -> TokenSet {
+        let provider = try provider(for: settings)
+        let tokens = try await provider.login(account: items.account, password: password)
+        if let password { try await items.savePassword(password) }
+        try await items.saveSettingsData(settings.encoded())
+        try await items.saveTokens(tokens)
+        try await SilentReauthenticator.clearRejection(items)
+        return tokens
+    }
+
+    /// The stored settings, or `.authentication` ("run vault login") when there are none.
+    public func settings() async throws(AuthError) -> LoginSettings {
+        guard let data = try await items.loadSettingsData(), let settings = LoginSettings.decode(data) else {
+            throw .authentication("not logged in to \(items.server) as \(items.account); run vault login")
+        }
+        return settings
+    }
+
+    /// A Requester for this account, with silent re-login when the policy allows it.
+    public func requester(onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }) async throws(AuthError)
+        -> Requester
+    {
+        let settings = try await settings()
+        return Requester(
+            account: items, provider: try provider(for: settings), transport: transport, clock: clock,
+            configuration: configuration,
+            reauthenticator: reauthentication.map { SilentReauthenticator(policy: $0, clock: clock, logger: logger) },
+            logger: logger, onEvent: onEvent)
+    }
+
+    /// Forgets the tokens and settings (and the password with `forgetPassword`).
+    public func logout(forgetPassword: Bool) async throws(AuthError) {
+        try await items.removeTokens()
+        try await items.removeSettings()
+        if forgetPassword { try await items.removePassword() }
+    }
+
+    /// The URL for `target`: a path is resolved against the server URL; an absolute URL
+    /// must have the server's origin (the token is never sent anywhere else).
+    public func resolve(_ target: String, settings: LoginSettings) throws(AuthError) -> URL {
+        guard let base = URL(string: settings.serverURL) else { throw .invalidRequest("not a URL: \(settings.serverURL)") }
+        if target.contains("://") {
+            guard let url = URL(string: target) else { throw .invalidRequest("not a URL: \(target)") }
+            guard URLPolicy.sameOrigin(url, base) else {
+                throw .invalidRequest("refusing to send \(items.server)'s token to another origin (\(url.host ?? "?"))")
+            }
+            return url
+        }
+        let path = target.hasPrefix("/") ? String(target.dropFirst()) : target
+        guard let url = URL(string: path, relativeTo: base.absoluteString.hasSuffix("/") ? base : URL(string: base.absoluteString + "/"))
+        else { throw .invalidRequest("not a path: \(target)") }
+        return url.absoluteURL
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import VaultStore
+
+/// An OAuth 2.0 token endpoint (RFC 6749): the password grant (§4.3) for login and
+/// silent re-login, the refresh_token grant (§6), and the client_credentials grant
+/// (§4.4) for service accounts, whose "re-login" is simply a new client_credentials
+/// request. The client authenticates by HTTP Basic (§2.3.1) or form fields.
+///
+/// Errors (§5.2): `invalid_grant` is `.authentication` (the refresh token or the password
+/// is no good: log in again); `invalid_client` and the other client-side codes are
+/// `.configuration`; 5xx and 429 are `.server`, timeouts `.network`. `expires_in` is
+/// relative, so no clock correction is needed.
+public struct OAuth2Provider: AuthProvider {
+    public let tokenURL: URL
+    public let clientID: String
+    let clientSecret: Secret?
+    public let clientAuthentication: LoginSettings.ClientAuthentication
+    public let grant: LoginSettings.Grant
+    public let scope: String?
+    public let transport: any HTTPTransport
+    public let clock: any AuthClock
+    public let timeout: Duration
+
+    public init(settings: LoginSettings, transport: any HTTPTransport, clock: any AuthClock = SystemClock(),
+                timeout: Duration = .seconds(15)) throws(AuthError) {
+        guard let tokenURLText = settings.tokenURL, let tokenURL = URL(string: tokenURLText), tokenURL.host != nil else {
+            throw .configuration("the OAuth 2.0 provider needs --token-url")
+        }
+        guard let clientID = settings.clientID, !clientID.isEmpty else {
+            throw .configuration("the OAuth 2.0 provider needs --client-id")
+        }
+        self.tokenURL = tokenURL
+        self.clientID = clientID
+        self.clientSecret = settings.clientSecret.map { Secret($0) }
+        self.clientAuthentication = settings.clientAuthentication
+        self.grant = settings.grant
+        self.scope = settings.scope
+        self.transport = transport
+        self.clock = clock
+        self.timeout = timeout
+    }
+
+    public var name: String { "oauth2" }
+
+    public var needsPassword: Bool { grant == .password }
+
+    public func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
+        var form: [(String, String)]
+        switch grant {
+        case .password:
+            guard let password = password?.utf8String else {
+                throw .authentication("no stored password for \(account); run vault login")
+            }
+            form = [("grant_type", "password"), ("username", account), ("password", password)]
+        case .clientCredentials:
+            form = [("grant_type", "client_credentials")]
+        }
+        if let scope { form.append(("scope", scope)) }
+        return try await tokenRequest(form, previous: nil)
+    }
+
+    public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
+        guard let refreshToken = tokens.refreshToken?.utf8String else {
+            throw .authentication("there is no refresh token")
+        }
+        return try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refreshToken)], previous: tokens)
+    }
+
+    private func tokenRequest(_ fields: [(String, String)], previous: TokenSet?) async throws(AuthError) -> TokenSet {
+        var form = fields
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
+        ]
+        switch clientAuthentication {
+        case .basic:
+            let user = FormEncoding.escape(clientID)
+            let pass = FormEncoding.escape(clientSecret?.utf8String ?? "")
+            headers.append(("Authorization", "Basic " + Data("\(user):\(pass)".utf8).base64EncodedString()))
+        case .form:
+            form.append(("client_id", clientID))
+            if let secret = clientSecret?.utf8String { form.append(("client_secret", secret)) }
+        }
+        let request = HTTPRequest(method: "POST", url: tokenURL, headers: headers, body: Array(FormEncoding.encode(form).utf8))
+        let sentAt = clock.now()
+        let response = try await transport.send(request, timeout: timeout)
+        guard response.isSuccess else { throw Self.classify(response) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let access = object["access_token"] as? String, !access.isEmpty
+        else {
+            throw .server(status: response.status, message: "the token response is not the expected JSON")
+        }
+        let expiresIn = (object["expires_in"] as? NSNumber)?.doubleValue ?? 3600
+        let refresh = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : Secret($0) }
+        return TokenSet(
+            accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
+            refreshToken: refresh ?? previous?.refreshToken,
+            refreshTokenExpiry: refresh == nil ? previous?.refreshTokenExpiry : nil,
+            obtainedAt: sentAt)
+    }
+
+    /// The error for a non-2xx token response (RFC 6749 §5.2).
+    static func classify(_ response: HTTPResponse) -> AuthError {
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        let code = object?["error"] as? String
+        let detail = (object?["error_description"] as? String).map { ": " + String($0.prefix(200)) } ?? ""
+        switch code {
+        case "invalid_grant":
+            return .authentication("the token endpoint answered invalid_grant\(detail)")
+        case "invalid_client":
+            return .configuration("the OAuth client was rejected (invalid_client\(detail)); check --client-id and the client secret, then run vault login")
+        case .some(let code) where response.status < 500 && response.status != 429:
+            return .configuration("the token endpoint answered \(code)\(detail)")
+        default:
+            let retry = response.header("Retry-After").map { " (retry after \($0) s)" } ?? ""
+            return .server(status: response.status, message: "the token endpoint failed\(code.map { " with \($0)" } ?? "")\(retry)")
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` encoding.
+enum FormEncoding {
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+}

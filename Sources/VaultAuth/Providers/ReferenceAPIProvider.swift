@@ -1,0 +1,93 @@
+import Foundation
+import VaultStore
+
+/// The reference auth API of the seed article (`vault-auth-server` serves it):
+/// `POST /api/login {"login","password"}` and `POST /api/refresh_tokens` with the refresh
+/// token as a bearer token, both answering with absolute expiries in Unix milliseconds.
+///
+/// Expiries are moved onto the local clock with the skew measured from the response's
+/// `Date` header. A 401, or a 4xx whose message is one of the API's authentication
+/// messages, is `.authentication`; 5xx, 429 and unparseable bodies are `.server`;
+/// timeouts and connection failures `.network`.
+public struct ReferenceAPIProvider: AuthProvider {
+    public let baseURL: URL
+    public let transport: any HTTPTransport
+    public let clock: any AuthClock
+    public let timeout: Duration
+
+    /// The API's authentication messages (its `{"message"}` values).
+    public static let authenticationMessages: Set<String> = [
+        "wrong login or password", "invalid access token", "access token expired", "invalid refresh token",
+        "refresh token expired",
+    ]
+
+    public init(baseURL: URL, transport: any HTTPTransport, clock: any AuthClock = SystemClock(), timeout: Duration = .seconds(15)) {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.clock = clock
+        self.timeout = timeout
+    }
+
+    public var name: String { "reference" }
+
+    public func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
+        guard let password, let text = password.utf8String else {
+            throw .authentication("no stored password for \(account); run vault login")
+        }
+        let body = try? JSONSerialization.data(withJSONObject: ["login": account, "password": text])
+        let request = HTTPRequest(
+            method: "POST", url: endpoint("api/login"), headers: [("Content-Type", "application/json")],
+            body: body.map(Array.init))
+        return try await exchange(request, what: "login")
+    }
+
+    public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
+        guard let refreshToken = tokens.refreshToken?.utf8String else {
+            throw .authentication("there is no refresh token")
+        }
+        let request = HTTPRequest(
+            method: "POST", url: endpoint("api/refresh_tokens"), headers: [("Authorization", "Bearer \(refreshToken)")])
+        var refreshed = try await exchange(request, what: "refresh")
+        if refreshed.refreshToken == nil {
+            refreshed.refreshToken = tokens.refreshToken
+            refreshed.refreshTokenExpiry = tokens.refreshTokenExpiry
+        }
+        return refreshed
+    }
+
+    private func endpoint(_ path: String) -> URL {
+        baseURL.appendingPathComponent(path)
+    }
+
+    /// Sends a login or refresh request and turns the answer into tokens or an error.
+    private func exchange(_ request: HTTPRequest, what: String) async throws(AuthError) -> TokenSet {
+        let response = try await transport.send(request, timeout: timeout)
+        let receivedAt = clock.now()
+        guard response.isSuccess else { throw Self.classify(response, what: what) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let access = object["accessToken"] as? String, !access.isEmpty,
+            let accessExpire = (object["accessTokenExpire"] as? NSNumber)?.doubleValue
+        else {
+            throw .server(status: response.status, message: "the \(what) response is not the expected JSON")
+        }
+        let skew = ClockSkew.measure(dateHeader: response.header("Date"), receivedAt: receivedAt)
+        let refresh = object["refreshToken"] as? String
+        let refreshExpire = (object["refreshTokenExpire"] as? NSNumber)?.doubleValue
+        return TokenSet(
+            accessToken: Secret(access),
+            accessTokenExpiry: skew.local(Date(timeIntervalSince1970: accessExpire / 1000)),
+            refreshToken: refresh.flatMap { $0.isEmpty ? nil : Secret($0) },
+            refreshTokenExpiry: refreshExpire.map { skew.local(Date(timeIntervalSince1970: $0 / 1000)) },
+            obtainedAt: receivedAt)
+    }
+
+    /// The error for a non-2xx answer of the reference API.
+    static func classify(_ response: HTTPResponse, what: String) -> AuthError {
+        let message = ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["message"] as? String
+        let shown = message.map { String($0.prefix(200)) } ?? "no error message"
+        if response.status == 401 || (message.map(authenticationMessages.contains) ?? false) {
+            return .authentication("\(what) rejected: \(shown)")
+        }
+        return .server(status: response.status, message: "\(what) failed: \(shown)")
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Logging
+import VaultAuth
+import VaultStore
+
+/// `--server URL --account A` for the re-auth commands, and what they need to build an
+/// `AuthSession`: the store, an HTTP transport and the cross-process lock directory.
+struct AuthOptions: ParsableArguments {
+    @Option(help: "The server's base URL (https, or http to loopback only).")
+    var server: String
+
+    @Option(help: "The account (login) on that server.")
+    var account: String
+
+    @Option(help: ArgumentHelp("Seconds to wait for each HTTP request.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    /// Runs `body` with a session on the selected store; shuts the HTTP client down after.
+    func withSession<T: Sendable>(
+        _ store: StoreOptions, _ body: (AuthSession) async throws(AuthError) -> T
+    ) async throws(AuthError) -> T {
+        guard !account.isEmpty else { throw .invalidRequest("the account must not be empty") }
+        guard let url = URL(string: server), url.host != nil else {
+            throw .invalidRequest("--server must be a URL such as https://auth.example.com")
+        }
+        try URLPolicy.check(url)
+        let decision: BackendDecision
+        let secureStore: any SecureStore
+        do {
+            decision = try store.decision()
+            if store.verbose { Terminal.note("backend \(decision)") }
+            secureStore = try StoreFactory.open(decision, options: store)
+        } catch {
+            throw .store(error)
+        }
+        let transport = AsyncHTTPTransport()
+        var configuration = Requester.Configuration(requestTimeout: .milliseconds(Int(timeout * 1000)))
+        configuration.lockDirectory = LockDirectory.path(for: decision, options: store)
+        var logger = Logger(label: "vault")
+        logger.logLevel = store.verbose ? .info : .warning
+        let session = AuthSession(
+            store: secureStore, server: server, account: account, transport: transport, configuration: configuration,
+            reauthentication: .init(coolDown: ReauthenticationSettings.coolDown(store.environment)), logger: logger)
+        let result: Result<T, AuthError>
+        do throws(AuthError) {
+            result = .success(try await body(session))
+        } catch {
+            result = .failure(error)
+        }
+        await transport.shutdown()
+        return try result.get()
+    }
+}
+
+/// Where the cross-process refresh locks live: beside the vault file for the file
+/// backend; under `$XDG_RUNTIME_DIR/vault` (else `~/.cache/vault`) for the Secret Service.
+enum LockDirectory {
+    static func path(for decision: BackendDecision, options: StoreOptions) -> String {
+        let environment = options.environment
+        switch decision.kind {
+        case .file, .auto:
+            let file = EncryptedFileStore.defaultPath(environment: environment)
+            return (file as NSString).deletingLastPathComponent
+        case .secretService:
+            if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return "\(runtime)/vault" }
+            return "\(environment["HOME"] ?? "/tmp")/.cache/vault"
+        }
+    }
+}
+
+/// `VAULT_REAUTH_COOLDOWN` (seconds, default 300): how long a rejected stored password
+/// is not tried again.
+enum ReauthenticationSettings {
+    static func coolDown(_ environment: [String: String]) -> TimeInterval {
+        environment["VAULT_REAUTH_COOLDOWN"].flatMap(TimeInterval.init).map { max(0, $0) } ?? 300
+    }
+}
+
+/// Runs `body`; an `AuthError` becomes one line on stderr and its exit code.
+func reportingAuthErrors(_ body: () async throws(AuthError) -> Void) async throws(ExitCode) {
+    do {
+        try await body()
+    } catch {
+        Terminal.note(error.description)
+        throw ExitCode(error.exitCode)
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import VaultAuth
+import VaultStore
+
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send an authorised HTTP request and print the response body.",
+        discussion: """
+            The access token is refreshed before it expires, a 401 is retried once with a new \
+            token, and a dead refresh token leads to a silent login with the stored password. \
+            Exit 0 on a 2xx answer, 3 when authentication fails for good, 5 on any other \
+            status or a network error. The token is only ever sent to the server's origin.
+
+              vault request --server https://api.example.com --account alice /api/get_devs
+            """)
+
+    @OptionGroup var auth: AuthOptions
+    @Option(name: [.customShort("X"), .customLong("request")], help: "The HTTP method.")
+    var method: String = "GET"
+    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header 'Name: value' (repeatable).", valueName: "header"))
+    var headers: [String] = []
+    @Option(help: ArgumentHelp("The body: text, @FILE, or - for stdin.", valueName: "body"))
+    var data: String?
+    @Argument(help: "A path on the server, or a URL with the server's origin.")
+    var target: String
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await reportingAuthErrors { () async throws(AuthError) in
+            let body = try readBody()
+            var parsedHeaders: [(name: String, value: String)] = []
+            for header in headers {
+                guard let colon = header.firstIndex(of: ":") else { throw .invalidRequest("a header must look like 'Name: value'") }
+                let name = header[..<colon].trimmingCharacters(in: .whitespaces)
+                guard name.caseInsensitiveCompare("Authorization") != .orderedSame else {
+                    throw .invalidRequest("vault sets the Authorization header itself")
+                }
+                parsedHeaders.append((name, header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+            let verbose = store.verbose
+            let response = try await auth.withSession(store) { session throws(AuthError) in
+                let settings = try await session.settings()
+                let request = HTTPRequest(
+                    method: method.uppercased(), url: try session.resolve(target, settings: settings), headers: parsedHeaders,
+                    body: body)
+                return try await session.requester(onEvent: { if verbose { EventReport.note($0) } }).send(request)
+            }
+            Terminal.write(response.body)
+            guard response.isSuccess else {
+                Terminal.note("the server answered \(response.status)")
+                throw .server(status: response.status, message: "request failed")
+            }
+        }
+    }
+
+    private func readBody() throws(AuthError) -> [UInt8]? {
+        guard let data else { return nil }
+        if data == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        if data.hasPrefix("@") {
+            guard let contents = FileManager.default.contents(atPath: String(data.dropFirst())) else {
+                throw .invalidRequest("cannot read \(data.dropFirst())")
+            }
+            return Array(contents)
+        }
+        return Array(data.utf8)
+    }
+}

@@ -1,0 +1,239 @@
+import AuthServer
+import Foundation
+import Testing
+
+/// A reference auth server in this test process, and a vault environment (file backend
+/// in a temporary directory) for `vault` child processes that talk to it.
+final class AuthFixture: @unchecked Sendable {
+    let server: ReferenceAuthServer
+    let url: String
+    let dir: String
+    let password = "alice-password-5e1c"
+
+    init(accessTTL: Double = 60, refreshTTL: Double = 300, clients: [CredentialPair] = []) async throws {
+        server = try ReferenceAuthServer(configuration: AuthServerConfiguration(
+            accessTokenLifetime: accessTTL, refreshTokenLifetime: refreshTTL,
+            users: [CredentialPair(name: "alice", secret: password)], clients: clients))
+        let port = try await server.start()
+        url = "http://127.0.0.1:\(port)"
+        var template = Array("\(NSTemporaryDirectory())/vault-auth-XXXXXX".utf8CString)
+        dir = String(cString: mkdtemp(&template)!)
+    }
+
+    func stop() async {
+        await server.stop()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    var env: [String: String] {
+        var env = VaultProcess.baseEnvironment(home: dir)
+        env["VAULT_BACKEND"] = "file"
+        env["VAULT_FILE"] = "\(dir)/vault/vault.db"
+        env["VAULT_PASSPHRASE"] = "fixture passphrase"
+        return env
+    }
+
+    func vault(_ args: [String], stdin: String? = nil, env extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await VaultProcess.vaultAsync(args, environment: env.merging(extra) { $1 }, stdin: stdin.map { Data($0.utf8) })
+    }
+
+    func login(account: String = "alice", password: String? = nil) async throws -> ProcessResult {
+        try await vault(["login", "--server", url, "--account", account], stdin: password ?? self.password)
+    }
+
+    func request(_ path: String = "/api/get_devs", verbose: Bool = false, env: [String: String] = [:]) async throws -> ProcessResult {
+        try await vault(["request", "--server", url, "--account", "alice", path] + (verbose ? ["--verbose"] : []), env: env)
+    }
+
+    /// Every token the server issued to this fixture's processes is unknown here, so
+    /// leaks are checked against the stored tokens and the password.
+    func expectNoLeak(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!result.err.contains(password), "password on stderr", sourceLocation: sourceLocation)
+        #expect(!result.out.contains(password), "password on stdout", sourceLocation: sourceLocation)
+        #expect(!result.err.contains("eyJ"), "a JWT on stderr", sourceLocation: sourceLocation)
+    }
+
+    /// Waits (bounded) until `condition` holds.
+    func wait(seconds: Double, until condition: () -> Bool = { false }) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, !condition() { try await Task.sleep(for: .milliseconds(50)) }
+    }
+}
+
+@Suite struct AuthCLITests {
+    @Test func loginRequestTokenLogout() async throws {
+        let fixture = try await AuthFixture()
+        defer { Task { await fixture.stop() } }
+        let login = try await fixture.login()
+        #expect(login.status == 0, "\(login.err)")
+        fixture.expectNoLeak(login)
+
+        let response = try await fixture.request(verbose: true)
+        #expect(response.status == 0, "\(response.err)")
+        #expect(response.out.contains("Ada Lovelace"))
+        #expect(response.err.contains("used the stored access token"))
+        fixture.expectNoLeak(response)
+
+        let token = try await fixture.vault(["token", "--server", fixture.url, "--account", "alice"])
+        #expect(token.status == 0)
+        #expect(token.out.hasPrefix("eyJ") && token.out.hasSuffix("\n"))
+        #expect(!token.err.contains("eyJ"))
+
+        // the password item is what `vault load` reads; tokens are not password items
+        let password = try await fixture.vault(["load", "--server", fixture.url + "/", "--account", "alice"])
+        #expect(password.out == fixture.password)
+        let listed = try await fixture.vault(["list"])
+        #expect(listed.out.split(separator: "\n").count == 1)
+
+        let stats = fixture.server.stats
+        #expect(stats.logins == 1 && stats.refreshes == 0 && stats.authorized == 1)
+
+        #expect(try await fixture.vault(["logout", "--server", fixture.url, "--account", "alice"]).status == 0)
+        let after = try await fixture.request()
+        #expect(after.status == 3)
+        #expect(after.err.contains("vault login"))
+        #expect(try await fixture.vault(["load", "--server", fixture.url, "--account", "alice"]).status == 0, "logout keeps the password")
+        #expect(try await fixture.vault(["logout", "--server", fixture.url, "--account", "alice", "--forget-password"]).status == 0)
+        #expect(try await fixture.vault(["load", "--server", fixture.url, "--account", "alice"]).status == 1)
+    }
+
+    @Test func wrongPasswordAtLoginStoresNothing() async throws {
+        let fixture = try await AuthFixture()
+        defer { Task { await fixture.stop() } }
+        let login = try await fixture.login(password: "not-it")
+        #expect(login.status == 3)
+        #expect(try await fixture.vault(["list", "--all"]).out.isEmpty)
+    }
+
+    @Test func sixteenProcessesAtExpiryCauseOneRefresh() async throws {
+        let fixture = try await AuthFixture(accessTTL: 4, refreshTTL: 60)
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        try await Task.sleep(for: .milliseconds(4100))  // the access token has expired
+        let running = try (0..<16).map { _ in
+            try VaultProcess.start(
+                VaultProcess.vaultPath, ["request", "--server", fixture.url, "--account", "alice", "/api/get_devs"],
+                environment: fixture.env)
+        }
+        for process in running {
+            let result = try await process.finishAsync()
+            #expect(result.status == 0, "\(result.err)")
+            #expect(result.out.contains("Grace Hopper"))
+            fixture.expectNoLeak(result)
+        }
+        let stats = fixture.server.stats
+        #expect(stats.refreshes == 1, "refreshes: \(stats.refreshes)")
+        #expect(stats.failedRefreshes == 0)
+        #expect(stats.unauthorized == 0, "no expired token was sent")
+        // a new process uses the rotated tokens from the store: no refresh, no login
+        #expect(try await fixture.request().status == 0)
+        #expect(fixture.server.stats.refreshes == 1 && fixture.server.stats.logins == 1)
+    }
+
+    @Test func aDeadRefreshTokenLeadsToOneSilentLogin() async throws {
+        let fixture = try await AuthFixture(accessTTL: 1, refreshTTL: 60)
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        _ = fixture.server.revokeRefreshTokens(login: "alice")
+        try await Task.sleep(for: .milliseconds(1200))
+        let result = try await fixture.request(verbose: true)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.err.contains("logged in again"))
+        fixture.expectNoLeak(result)
+        let stats = fixture.server.stats
+        #expect(stats.logins == 2, "one interactive login and one silent one")
+        #expect(stats.failedRefreshes == 1)
+    }
+
+    @Test func eightProcessesAfterTheRefreshTokenDiedCauseOneLogin() async throws {
+        let fixture = try await AuthFixture(accessTTL: 4, refreshTTL: 60)
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        _ = fixture.server.revokeRefreshTokens(login: "alice")
+        try await Task.sleep(for: .milliseconds(4100))
+        let running = try (0..<8).map { _ in
+            try VaultProcess.start(
+                VaultProcess.vaultPath, ["request", "--server", fixture.url, "--account", "alice", "/api/get_devs"],
+                environment: fixture.env)
+        }
+        for process in running {
+            let result = try await process.finishAsync()
+            #expect(result.status == 0, "\(result.err)")
+        }
+        #expect(fixture.server.stats.logins == 2, "logins: \(fixture.server.stats.logins)")
+    }
+
+    @Test func aRejectedStoredPasswordIsNotRetriedUntilItChanges() async throws {
+        let fixture = try await AuthFixture(accessTTL: 1, refreshTTL: 60)
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        _ = fixture.server.revokeRefreshTokens(login: "alice")
+        _ = fixture.server.setPassword(login: "alice", password: "rotated-password-77")
+        try await Task.sleep(for: .milliseconds(1200))
+        let first = try await fixture.request()
+        #expect(first.status == 3)
+        #expect(first.err.contains("stored credentials were rejected; run vault login"))
+        #expect(first.err.split(separator: "\n").count == 1)
+        #expect(fixture.server.stats.failedLogins == 1)
+        for _ in 0..<5 {
+            #expect(try await fixture.request().status == 3)
+        }
+        #expect(fixture.server.stats.failedLogins == 1, "no further login within the cool-down")
+        #expect(fixture.server.stats.logins == 1)
+
+        let saved = try await fixture.vault(["save", "--server", fixture.url, "--account", "alice"], stdin: "rotated-password-77")
+        #expect(saved.status == 0)
+        let fixed = try await fixture.request(verbose: true)
+        #expect(fixed.status == 0, "\(fixed.err)")
+        #expect(fixed.err.contains("logged in again"))
+        #expect(!fixed.err.contains("rotated-password-77"))
+        #expect(fixture.server.stats.logins == 2)
+    }
+
+    @Test func serverDownDuringReloginExits5AndKeepsState() async throws {
+        let fixture = try await AuthFixture(accessTTL: 1, refreshTTL: 60)
+        #expect(try await fixture.login().status == 0)
+        try await Task.sleep(for: .milliseconds(1200))
+        let before = try await fixture.vault(["list", "--all"])
+        await fixture.server.stop()
+        let result = try await fixture.request()
+        #expect(result.status == 5, "\(result.err)")
+        #expect(result.err.contains("network"))
+        #expect(try await fixture.vault(["list", "--all"]).out == before.out)
+        #expect(try await fixture.vault(["load", "--server", fixture.url, "--account", "alice"]).out == fixture.password)
+        try? FileManager.default.removeItem(atPath: fixture.dir)
+    }
+
+    @Test func refreshFailuresAreServerErrorsAndKeepTokens() async throws {
+        let fixture = try await AuthFixture(accessTTL: 1, refreshTTL: 60)
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        try await Task.sleep(for: .milliseconds(1200))
+        fixture.server.faults.set(.status500)
+        let tokensBefore = try await fixture.vault(["token", "--server", fixture.url, "--account", "alice"])
+        #expect(tokensBefore.status == 5)
+        fixture.server.faults.set(.garbage)
+        #expect(try await fixture.request().status == 5)
+        fixture.server.faults.set(.hang, hangSeconds: 20)
+        let hung = try await fixture.vault(["request", "--server", fixture.url, "--account", "alice", "--timeout", "1", "/api/get_devs"])
+        #expect(hung.status == 5)
+        fixture.server.faults.reset()
+        let recovered = try await fixture.request()
+        #expect(recovered.status == 0, "the stored refresh token survived: \(recovered.err)")
+        #expect(fixture.server.stats.logins == 1, "no re-login was needed")
+    }
+
+    @Test func anErrorStatusExits5WithTheBody() async throws {
+        let fixture = try await AuthFixture()
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        let missing = try await fixture.request("/api/nothing-here")
+        #expect(missing.status == 5)
+        #expect(missing.err.contains("404"))
+        let elsewhere = try await fixture.request("https://elsewhere.example/api/get_devs")
+        #expect(elsewhere.status == 2, "the token never goes to another origin")
+        let remote = try await fixture.vault(["request", "--server", "http://example.com", "--account", "alice", "/x"])
+        #expect(remote.status == 2)
+        #expect(remote.err.contains("http"))
+    }
+}
