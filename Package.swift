@@ -77,7 +77,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "VaultBench",
-            dependencies: ["VaultStore"]
+            dependencies: [
+                "VaultStore", "VaultAuth", "AuthServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore"]),
         .testTarget(name: "VaultCLITests", dependencies: ["VaultStore", "AuthServer", "vault", "vault-auth-server"]),

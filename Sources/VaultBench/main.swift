@@ -1,7 +1,8 @@
 import Foundation
+@_spi(Benchmarks) import VaultStore
 
 /// `VaultBench [section...]`: release-mode benchmarks that print Markdown tables.
-/// Sections: file (default: all). Run through `Scripts/bench`.
+/// Sections: file, requester (default: all). Run through `Scripts/bench`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
 let vaultBinary = ProcessInfo.processInfo.environment["VAULT_BIN"] ?? "\(binDirectory)/vault"
@@ -9,10 +10,13 @@ let work = FileManager.default.temporaryDirectory.appendingPathComponent("vault-
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: work) }
 
-let sections = arguments.isEmpty ? ["file"] : arguments
+let sections = arguments.isEmpty ? ["file", "requester"] : arguments
 for section in sections {
     switch section {
     case "file": try FileStoreBench.run(vaultBinary: vaultBinary, workDirectory: work)
+    case "kdf-once":  // one cold key derivation in a fresh process, timed by the file section
+        try KDFParameters.default.deriveKeysForBenchmark(passphrase: Secret("benchmark passphrase"))
+    case "requester": try await RequesterBench.run(vaultBinary: vaultBinary, workDirectory: work)
     default:
         FileHandle.standardError.write(Data("VaultBench: unknown section \(section)\n".utf8))
         exit(2)

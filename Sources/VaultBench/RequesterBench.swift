@@ -1,0 +1,210 @@
+import AsyncHTTPClient
+import AuthServer
+import Foundation
+import NIOCore
+import Synchronization
+import VaultAuth
+import VaultStore
+
+/// Issue 4 and 5 figures: Requester throughput against a raw AsyncHTTPClient with a
+/// fixed header (same server, same run, concurrency 64), refresh-storm counts, and the
+/// latency and HTTP-call count of a silent re-login against a plain login + request.
+enum RequesterBench {
+    static func run(vaultBinary: String, workDirectory: String) async throws {
+        try await throughput()
+        try await refreshStorm(vaultBinary: vaultBinary, workDirectory: workDirectory)
+        try await silentRelogin()
+    }
+
+    static func startServer(accessTTL: Double, refreshTTL: Double = 600) async throws -> (ReferenceAuthServer, URL) {
+        let server = try ReferenceAuthServer(configuration: AuthServerConfiguration(
+            accessTokenLifetime: accessTTL, refreshTokenLifetime: refreshTTL, users: [CredentialPair(name: "bench", secret: "bench-pw")]))
+        let port = try await server.start()
+        return (server, URL(string: "http://127.0.0.1:\(port)")!)
+    }
+
+    static func session(_ url: URL, transport: any HTTPTransport, store: any SecureStore = InMemoryStore(),
+                        lockDirectory: String? = nil) -> AuthSession {
+        AuthSession(store: store, server: url.absoluteString, account: "bench", transport: transport,
+                    configuration: .init(lockDirectory: lockDirectory))
+    }
+
+    // MARK: throughput
+
+    static func throughput() async throws {
+        let (server, url) = try await startServer(accessTTL: 600)
+        defer { Task { await server.stop() } }
+        let transport = AsyncHTTPTransport()
+        let session = session(url, transport: transport)
+        let tokens = try await session.login(settings: LoginSettings(serverURL: url.absoluteString), password: Secret("bench-pw"))
+        let requester = try await session.requester()
+        let target = URL(string: "\(url.absoluteString)/api/get_devs")!
+
+        var raw = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        raw.httpVersion = .http1Only
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: raw)
+        let header = "Bearer \(tokens.accessToken.utf8String!)"
+
+        let total = 6_000
+        let concurrency = 64
+        var table = Table("Requester throughput (GET /api/get_devs, \(total) requests, concurrency \(concurrency), in-process server)",
+                          columns: ["client", "round", "requests/s", "ratio to raw"])
+        var rawRates: [Double] = []
+        var requesterRates: [Double] = []
+        for round in 1...3 {
+            let rawRate = try await rate(total: total, concurrency: concurrency) {
+                var request = HTTPClientRequest(url: target.absoluteString)
+                request.headers.add(name: "Authorization", value: header)
+                let response = try await client.execute(request, timeout: .seconds(30))
+                _ = try await response.body.collect(upTo: 1 << 20)
+                guard response.status.code == 200 else { throw AuthError.server(status: Int(response.status.code), message: "raw") }
+            }
+            let requesterRate = try await rate(total: total, concurrency: concurrency) {
+                let response = try await requester.send(HTTPRequest(url: target))
+                guard response.status == 200 else { throw AuthError.server(status: response.status, message: "requester") }
+            }
+            rawRates.append(rawRate)
+            requesterRates.append(requesterRate)
+            table.add("raw AsyncHTTPClient + fixed header", "\(round)", String(format: "%.0f", rawRate), "")
+            table.add("Requester", "\(round)", String(format: "%.0f", requesterRate), String(format: "%.3f", requesterRate / rawRate))
+        }
+        let ratio = Measure.median(requesterRates) / Measure.median(rawRates)
+        table.add("**median**", "", String(format: "%.0f / %.0f", Measure.median(requesterRates), Measure.median(rawRates)),
+                  String(format: "**%.3f** (target ≥ 0.95)", ratio))
+        table.print()
+        try await client.shutdown()
+        await transport.shutdown()
+    }
+
+    static func rate(total: Int, concurrency: Int, _ body: @escaping @Sendable () async throws -> Void) async throws -> Double {
+        let counter = SharedCounter()
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    while counter.value.add(1, ordering: .relaxed).newValue <= total { try await body() }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(total) / (Measure.milliseconds(ContinuousClock.now - start) / 1000)
+    }
+
+    final class SharedCounter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    // MARK: refresh storm
+
+    static func refreshStorm(vaultBinary: String, workDirectory: String) async throws {
+        var table = Table("Refresh storms at expiry", columns: ["scenario", "requests OK", "refresh calls at the server", "target"])
+
+        let (server, url) = try await startServer(accessTTL: 2)
+        let transport = AsyncHTTPTransport()
+        let session = session(url, transport: transport)
+        try await session.login(settings: LoginSettings(serverURL: url.absoluteString), password: Secret("bench-pw"))
+        let requester = try await session.requester()
+        try await Task.sleep(for: .milliseconds(1100))  // stale: within the leeway (1 s)
+        let target = URL(string: "\(url.absoluteString)/api/get_devs")!
+        let ok = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask { try await requester.send(HTTPRequest(url: target)).status == 200 ? 1 : 0 }
+            }
+            return try await group.reduce(0, +)
+        }
+        table.add("1,000 concurrent requests, one Requester, token stale", "\(ok)/1000", "\(server.stats.refreshes)", "1")
+        await transport.shutdown()
+        await server.stop()
+
+        let (server2, url2) = try await startServer(accessTTL: 3)
+        let dir = "\(workDirectory)/storm"
+        let environment = [
+            "HOME": workDirectory, "VAULT_BACKEND": "file", "VAULT_FILE": "\(dir)/vault.db",
+            "VAULT_PASSPHRASE": "bench", "VAULT_TEST_KDF_LOG2N": "10",
+        ]
+        let login = Process()
+        login.executableURL = URL(fileURLWithPath: vaultBinary)
+        login.arguments = ["login", "--server", url2.absoluteString, "--account", "bench"]
+        login.environment = environment
+        let pipe = Pipe()
+        login.standardInput = pipe
+        login.standardError = FileHandle.nullDevice
+        try login.run()
+        pipe.fileHandleForWriting.write(Data("bench-pw".utf8))
+        try pipe.fileHandleForWriting.close()
+        while login.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(3100))  // expired
+        let processes = try (0..<16).map { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: vaultBinary)
+            process.arguments = ["request", "--server", url2.absoluteString, "--account", "bench", "/api/get_devs"]
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in processes { while process.isRunning { try await Task.sleep(for: .milliseconds(10)) } }
+        let succeeded = processes.filter { $0.terminationStatus == 0 }.count
+        table.add("16 `vault request` processes, token expired (file backend)", "\(succeeded)/16", "\(server2.stats.refreshes)", "1")
+        await server2.stop()
+        table.print()
+    }
+
+    // MARK: silent re-login
+
+    /// Counts the HTTP calls that pass through it.
+    final class CountingTransport: HTTPTransport {
+        let inner: AsyncHTTPTransport
+        let calls = Atomic<Int>(0)
+        init(_ inner: AsyncHTTPTransport) { self.inner = inner }
+        func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse {
+            calls.add(1, ordering: .relaxed)
+            return try await inner.send(request, timeout: timeout)
+        }
+    }
+
+    static func silentRelogin() async throws {
+        let (server, url) = try await startServer(accessTTL: 600)
+        defer { Task { await server.stop() } }
+        let inner = AsyncHTTPTransport()
+        let transport = CountingTransport(inner)
+        let target = URL(string: "\(url.absoluteString)/api/get_devs")!
+        let settings = LoginSettings(serverURL: url.absoluteString)
+        var relogin: [Double] = []
+        var plain: [Double] = []
+        var calls: Set<Int> = []
+        for _ in 0..<25 {
+            let session = session(url, transport: transport)
+            try await session.login(settings: settings, password: Secret("bench-pw"))
+            _ = server.revokeRefreshTokens(login: "bench")
+            // Make the stored access token look expired, as after a long pause.
+            var tokens = try await session.items.loadTokens()!
+            tokens.accessTokenExpiry = Date().addingTimeInterval(-1)
+            try await session.items.saveTokens(tokens)
+            let requester = try await session.requester()
+            transport.calls.store(0, ordering: .relaxed)
+            let start = ContinuousClock.now
+            let response = try await requester.send(HTTPRequest(url: target))
+            relogin.append(Measure.milliseconds(ContinuousClock.now - start))
+            guard response.status == 200 else { throw AuthError.server(status: response.status, message: "relogin") }
+            calls.insert(transport.calls.load(ordering: .relaxed))
+
+            let provider = ReferenceAPIProvider(baseURL: url, transport: inner)
+            let plainStart = ContinuousClock.now
+            let fresh = try await provider.login(account: "bench", password: Secret("bench-pw"))
+            let plainResponse = try await inner.send(
+                HTTPRequest(url: target, headers: [("Authorization", "Bearer \(fresh.accessToken.utf8String!)")]), timeout: .seconds(10))
+            plain.append(Measure.milliseconds(ContinuousClock.now - plainStart))
+            guard plainResponse.status == 200 else { throw AuthError.server(status: plainResponse.status, message: "plain") }
+        }
+        var table = Table("Silent re-login (dead refresh token), in-process server, 25 runs",
+                          columns: ["path", "median", "p95", "HTTP calls", "target"])
+        table.add("request with a dead refresh token (refresh → login → request, + store writes)",
+                  format(Measure.median(relogin)), format(Measure.percentile(relogin, 0.95)),
+                  calls.sorted().map(String.init).joined(separator: ", "), "exactly 3 calls")
+        table.add("plain login + request", format(Measure.median(plain)), format(Measure.percentile(plain, 0.95)), "2", "")
+        table.print()
+        await inner.shutdown()
+    }
+}
