@@ -80,6 +80,7 @@ let package = Package(
             dependencies: [
                 "VaultStore", "VaultAuth", "AuthServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore"]),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import AuthServer
 import Foundation
+import Logging
 import NIOCore
 import Synchronization
 import VaultAuth
@@ -25,8 +26,10 @@ enum RequesterBench {
 
     static func session(_ url: URL, transport: any HTTPTransport, store: any SecureStore = InMemoryStore(),
                         lockDirectory: String? = nil) -> AuthSession {
-        AuthSession(store: store, server: url.absoluteString, account: "bench", transport: transport,
-                    configuration: .init(lockDirectory: lockDirectory))
+        var quiet = Logger(label: "vault.bench")
+        quiet.logLevel = .error
+        return AuthSession(store: store, server: url.absoluteString, account: "bench", transport: transport,
+                           configuration: .init(lockDirectory: lockDirectory), logger: quiet)
     }
 
     // MARK: throughput

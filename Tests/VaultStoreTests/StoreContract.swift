@@ -38,6 +38,7 @@ enum StoreContract {
         // list: metadata only, filtered by server, sorted
         let listed = try store.list(server: server)
         #expect(listed.map(\.account) == ["alice", "bob"])
+        #expect(listed.allSatisfy { $0.kind == .password })
         #expect(listed.allSatisfy { $0.server == server })
         let all = try store.list(server: nil)
         #expect(all.contains { $0.key == other })
@@ -54,6 +55,20 @@ enum StoreContract {
         #expect(throws: VaultError.self) {
             try store.save(Credential(key: CredentialKey(server: server, account: "a\u{0}b"), secret: Secret("s")))
         }
+
+        // kinds are separate items: a token item never replaces or shadows the password
+        let tokens = CredentialKey(server: server, account: "alice", kind: .tokens)
+        let settings = CredentialKey(server: server, account: "alice", kind: .settings)
+        try store.save(Credential(key: tokens, secret: Secret("{\"accessToken\":\"t\"}")))
+        try store.save(Credential(key: settings, secret: Secret("{}")))
+        #expect(try store.load(alice)?.secret == Secret("second secret"))
+        #expect(try store.load(tokens)?.secret == Secret("{\"accessToken\":\"t\"}"))
+        #expect(try store.load(tokens)?.key.kind == .tokens)
+        #expect(try store.list(server: server).filter { $0.account == "alice" }.map(\.kind).sorted() == [.password, .tokens, .settings])
+        try store.remove(tokens)
+        try store.remove(settings)
+        #expect(try store.load(tokens) == nil)
+        #expect(try store.load(alice) != nil)
 
         // remove deletes exactly one item and is idempotent
         try store.remove(alice)
