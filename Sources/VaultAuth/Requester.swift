@@ -68,6 +68,7 @@ public actor Requester {
 
     private var tokens: TokenSet?
     private var refreshTask: Task<Result<TokenSet, AuthError>, Never>?
+    private var loadTask: Task<Result<TokenSet?, AuthError>, Never>?
 
     public init(
         account: AccountItems, provider: any AuthProvider, transport: any HTTPTransport,
@@ -123,7 +124,7 @@ public actor Requester {
         if tokens == nil {
             // The actor is reentrant: a load that started before a refresh finished must not
             // put the replaced tokens back in memory.
-            let loaded = try await account.loadTokens()
+            let loaded = try await initialLoad()
             if tokens == nil { tokens = loaded }
         }
         guard let current = tokens else {
@@ -143,6 +144,24 @@ public actor Requester {
         case .expired:
             return try await refreshedTokens(replacing: current)
         }
+    }
+
+    /// The first read of the stored tokens, shared by every request that arrives before it
+    /// completes (a thousand concurrent first requests cause one store read).
+    private func initialLoad() async throws(AuthError) -> TokenSet? {
+        let task: Task<Result<TokenSet?, AuthError>, Never>
+        if let running = loadTask {
+            task = running
+        } else {
+            let account = self.account
+            task = Task {
+                do throws(AuthError) { return .success(try await account.loadTokens()) } catch { return .failure(error) }
+            }
+            loadTask = task
+        }
+        let result = await task.value
+        if loadTask == task { loadTask = nil }
+        return try result.get()
     }
 
     /// Single flight: joins the refresh under way, or starts one.
