@@ -45,6 +45,17 @@ final class AuthFixture: @unchecked Sendable {
         try await vault(["request", "--server", url, "--account", "alice", path] + (verbose ? ["--verbose"] : []), env: env)
     }
 
+    /// Runs `count` `vault request` processes at the same time and waits for them all.
+    func concurrentRequests(_ count: Int) async throws -> [ProcessResult] {
+        let running = try (0..<count).map { _ in
+            try VaultProcess.start(
+                VaultProcess.vaultPath, ["request", "--server", url, "--account", "alice", "/api/get_devs"], environment: env)
+        }
+        var results: [ProcessResult] = []
+        for process in running { results.append(try await process.finishAsync()) }
+        return results
+    }
+
     /// Every token the server issued to this fixture's processes is unknown here, so
     /// leaks are checked against the stored tokens and the password.
     func expectNoLeak(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -110,13 +121,7 @@ final class AuthFixture: @unchecked Sendable {
         defer { Task { await fixture.stop() } }
         #expect(try await fixture.login().status == 0)
         try await Task.sleep(for: .milliseconds(4100))  // the access token has expired
-        let running = try (0..<16).map { _ in
-            try VaultProcess.start(
-                VaultProcess.vaultPath, ["request", "--server", fixture.url, "--account", "alice", "/api/get_devs"],
-                environment: fixture.env)
-        }
-        for process in running {
-            let result = try await process.finishAsync()
+        for result in try await fixture.concurrentRequests(16) {
             #expect(result.status == 0, "\(result.err)")
             #expect(result.out.contains("Grace Hopper"))
             fixture.expectNoLeak(result)
@@ -151,13 +156,7 @@ final class AuthFixture: @unchecked Sendable {
         #expect(try await fixture.login().status == 0)
         _ = fixture.server.revokeRefreshTokens(login: "alice")
         try await Task.sleep(for: .milliseconds(4100))
-        let running = try (0..<8).map { _ in
-            try VaultProcess.start(
-                VaultProcess.vaultPath, ["request", "--server", fixture.url, "--account", "alice", "/api/get_devs"],
-                environment: fixture.env)
-        }
-        for process in running {
-            let result = try await process.finishAsync()
+        for result in try await fixture.concurrentRequests(8) {
             #expect(result.status == 0, "\(result.err)")
         }
         #expect(fixture.server.stats.logins == 2, "logins: \(fixture.server.stats.logins)")

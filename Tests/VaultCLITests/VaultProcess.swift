@@ -101,36 +101,35 @@ final class RunningProcess: @unchecked Sendable {
     /// Waits for the end without blocking a thread (killing it after `timeout` seconds).
     func finishAsync(timeout: Double = 60) async throws -> ProcessResult {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                kill()
-                Issue.record("process timed out after \(timeout) s: \(process.arguments ?? [])")
-                break
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        while stillRunning(before: deadline, timeout: timeout) { try await Task.sleep(for: .milliseconds(5)) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             group.notify(queue: .global()) { continuation.resume() }
         }
-        process.waitUntilExit()
-        return ProcessResult(
-            status: process.terminationStatus, stdout: out, stderr: err,
-            signalled: process.terminationReason == .uncaughtSignal)
+        return collected()
     }
 
     /// Waits for the end (killing the process after `timeout` seconds).
     func finish(timeout: Double = 60) throws -> ProcessResult {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                kill()
-                Issue.record("process timed out after \(timeout) s: \(process.arguments ?? [])")
-                break
-            }
-            usleep(2000)
-        }
-        process.waitUntilExit()
+        while stillRunning(before: deadline, timeout: timeout) { usleep(2000) }
         group.wait()
+        return collected()
+    }
+
+    /// True while the process runs and the deadline has not passed; kills it (and
+    /// records an issue) when the deadline passes.
+    private func stillRunning(before deadline: Date, timeout: Double) -> Bool {
+        guard process.isRunning else { return false }
+        guard Date() <= deadline else {
+            kill()
+            Issue.record("process timed out after \(timeout) s: \(process.arguments ?? [])")
+            return false
+        }
+        return true
+    }
+
+    private func collected() -> ProcessResult {
+        process.waitUntilExit()
         return ProcessResult(
             status: process.terminationStatus, stdout: out, stderr: err,
             signalled: process.terminationReason == .uncaughtSignal)
