@@ -37,6 +37,13 @@ struct GLibError: Sendable {
             || (domain == g_io_error_quark() && code == Int32(G_IO_ERROR_TIMED_OUT.rawValue))
     }
 
+    /// True when an item vanished while we looked at it (deleted by another client).
+    var isVanishedItem: Bool {
+        (domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue))
+            || isDBusError(G_DBUS_ERROR_UNKNOWN_OBJECT, G_DBUS_ERROR_UNKNOWN_METHOD)
+            || message.contains("No such secret item")
+    }
+
     /// True when libsecret says the item or collection is locked.
     var isLocked: Bool {
         domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue)

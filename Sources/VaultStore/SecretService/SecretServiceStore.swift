@@ -197,20 +197,45 @@ public final class SecretServiceStore: SecureStore {
     ) throws(VaultError) -> R {
         let attributes = key.map(LibSecretSchema.matchAttributes(for:)) ?? [:]
         let list = try GLibMemory.withStringTable(attributes) { (table) throws(VaultError) -> UnsafeMutablePointer<GList>? in
-            var error: UnsafeMutablePointer<GError>? = nil
-            // With attributes: the password schema (validated, name not matched), like
-            // secret_password_searchv_sync. Without (list all): no schema, since libsecret
-            // refuses a schema search that matches nothing; every item of the collection.
-            let schema = key.map { LibSecretSchema.schema(for: $0.kind).pointer }
-            let list = secret_service_search_sync(nil, schema, table, SECRET_SEARCH_ALL, nil, &error)
-            if let failure = GLibError.take(&error) {
-                if let list { g_list_free_full(list, g_object_unref) }
-                throw Self.failure(failure, doing: "search the keyring")
+            // An item that another client deletes between SearchItems and libsecret's
+            // loading of its properties fails the whole search: search again (bounded).
+            var attempt = 0
+            while true {
+                attempt += 1
+                do throws(GLibError) {
+                    return try Self.search(key: key, table: table)
+                } catch {
+                    if error.isVanishedItem && attempt < 20 {
+                        usleep(UInt32(5_000 * min(attempt, 10)))
+                        continue
+                    }
+                    throw Self.failure(error, doing: "search the keyring")
+                }
             }
-            return list
         }
         defer { if let list { g_list_free_full(list, g_object_unref) } }
+        return try body(Self.items(in: list, collection: collection, key: key))
+    }
 
+    /// One search; the caller frees the list.
+    private static func search(key: CredentialKey?, table: OpaquePointer) throws(GLibError) -> UnsafeMutablePointer<GList>? {
+        var error: UnsafeMutablePointer<GError>? = nil
+        // With attributes: the password schema (validated, name not matched), like
+        // secret_password_searchv_sync. Without (list all): no schema, since libsecret
+        // refuses a schema search that matches nothing; every item of the collection.
+        let schema = key.map { LibSecretSchema.schema(for: $0.kind).pointer }
+        let list = secret_service_search_sync(nil, schema, table, SECRET_SEARCH_ALL, nil, &error)
+        if let failure = GLibError.take(&error) {
+            if let list { g_list_free_full(list, g_object_unref) }
+            throw failure
+        }
+        return list
+    }
+
+    /// The vault items of a search result that live in `collection` (and have `key`).
+    private static func items(
+        in list: UnsafeMutablePointer<GList>?, collection: String, key: CredentialKey?
+    ) -> [FoundItem] {
         let prefix = collection + "/"
         var items: [FoundItem] = []
         for element in GLibMemory.elements(of: list) {
@@ -233,7 +258,7 @@ public final class SecretServiceStore: SecureStore {
             guard let found = candidate.key, key == nil || found == key else { continue }
             items.append(candidate)
         }
-        return try body(items)
+        return items
     }
 
     /// Creates a new item in `collection` (an object path, so nothing is ever created).

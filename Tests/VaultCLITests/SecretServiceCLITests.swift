@@ -1,0 +1,298 @@
+import Foundation
+import Testing
+import VaultStore
+
+/// End-to-end tests of `vault` on the Secret Service backend: real child processes, the
+/// real GNOME Keyring that `Scripts/with-keyring` runs, and real `secret-tool`. Without a
+/// Secret Service they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
+@Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+struct SecretServiceCLITests {
+    let dir: String
+    let secret = "ss-secret-5d1c-do-not-print"
+    /// A server name no other test (or run) uses.
+    let server: String
+
+    init() throws {
+        var template = Array("\(NSTemporaryDirectory())/vault-ss-cli-XXXXXX".utf8CString)
+        dir = String(cString: mkdtemp(&template)!)
+        server = "ss-\(getpid())-\(UUID().uuidString.prefix(8).lowercased()).example.com"
+        let outcome = SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5))
+        if !outcome.available {
+            Issue.record(
+                "no Secret Service for the keyring tests: \(outcome.reason). Run them with Scripts/test (or Scripts/with-keyring swift test), or set VAULT_SKIP_KEYRING_TESTS=1 to skip them.")
+            throw CancellationError()
+        }
+    }
+
+    /// Automatic backend choice with the test keyring's bus; a file path that must stay unused.
+    var env: [String: String] {
+        var env = VaultProcess.baseEnvironment(home: dir)
+        env["VAULT_FILE"] = "\(dir)/must-not-exist/vault.db"
+        return env
+    }
+
+    func vault(_ args: String..., stdin: String? = nil, env: [String: String]? = nil) throws -> ProcessResult {
+        try VaultProcess.vault(args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
+    }
+
+    func secretTool(_ args: String..., stdin: String? = nil, env: [String: String]? = nil) throws -> ProcessResult {
+        try VaultProcess.start("/usr/bin/secret-tool", args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
+            .finish(timeout: 30)
+    }
+
+    /// Runs `body` and returns its result with the wall time in seconds.
+    func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+        let start = Date()
+        let result = try body()
+        return (result, Date().timeIntervalSince(start))
+    }
+
+    func expectNoLeak(_ result: ProcessResult, allowSecretOnStdout: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!result.err.contains(secret), "leak on stderr", sourceLocation: sourceLocation)
+        if !allowSecretOnStdout { #expect(!result.out.contains(secret), "leak on stdout", sourceLocation: sourceLocation) }
+    }
+
+    @Test func vaultSaveThenSecretToolLookup() throws {
+        let saved = try vault("save", "--server", server, "--account", "A", "--verbose", stdin: secret + "\n")
+        #expect(saved.status == 0, "\(saved.err)")
+        #expect(saved.err.contains("secret-service"), "verbose names the backend: \(saved.err)")
+        expectNoLeak(saved)
+        let lookup = try secretTool("lookup", "user", "A", "server", server)
+        #expect(lookup.status == 0)
+        #expect(lookup.out == secret)
+        let search = try secretTool("search", "--all", "user", "A", "server", server)
+        #expect((search.out + search.err).contains("label = vault: A@\(server)"))
+        #expect(try vault("remove", "--server", server, "--account", "A").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
+    }
+
+    @Test func secretToolStoreThenVaultLoadAndList() throws {
+        let stored = try secretTool("store", "--label=L", "user", "A", "server", server, stdin: secret)
+        #expect(stored.status == 0, "\(stored.err)")
+        let loaded = try vault("load", "--server", server, "--account", "A", "-v")
+        #expect(loaded.status == 0, "\(loaded.err)")
+        #expect(loaded.out == secret)
+        expectNoLeak(loaded, allowSecretOnStdout: true)
+        let listed = try vault("list", "--server", server, "-v")
+        #expect(listed.status == 0)
+        #expect(listed.out == "\(server)\tA\tL\n")
+        expectNoLeak(listed)
+
+        // vault remove, then secret-tool finds nothing (exit 1).
+        let removed = try vault("remove", "--server", server, "--account", "A", "-v")
+        #expect(removed.status == 0)
+        expectNoLeak(removed)
+        let lookup = try secretTool("lookup", "user", "A", "server", server)
+        #expect(lookup.status == 1)
+        #expect(lookup.out.isEmpty)
+        let missing = try vault("load", "--server", server, "--account", "A")
+        #expect(missing.status == 1)
+        #expect(missing.err.split(separator: "\n").count == 1)
+    }
+
+    @Test func autoChoosesTheSecretServiceWhenItAnswers() throws {
+        let (result, seconds) = try timed { try vault("backend") }
+        print("vault backend (keyring answers): \(String(format: "%.3f", seconds)) s: \(result.out)")
+        #expect(result.status == 0)
+        #expect(result.out.hasPrefix("secret-service\t"), "\(result.out)")
+        #expect(seconds < 5)
+    }
+
+    @Test(arguments: [nil, "unix:path=/nonexistent/socket"] as [String?])
+    func autoFallsBackToTheFileFast(address: String?) throws {
+        var env = self.env
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        let (result, seconds) = try timed { try vault("backend", env: env) }
+        print("vault backend (DBUS_SESSION_BUS_ADDRESS=\(address ?? "unset")): \(String(format: "%.3f", seconds)) s: \(result.out)")
+        #expect(result.status == 0)
+        #expect(result.out.hasPrefix("file\t"), "\(result.out)")
+        #expect(result.out.contains(address == nil ? "DBUS_SESSION_BUS_ADDRESS is not set" : "does not answer"))
+        #expect(seconds < 5)
+
+        // Forcing the Secret Service there fails fast with exit 4 and one clear line.
+        let (forced, forcedSeconds) = try timed {
+            try vault("load", "--server", server, "--account", "A", "--backend", "secret-service", env: env)
+        }
+        print("forced secret-service without a bus: \(String(format: "%.3f", forcedSeconds)) s: \(forced.err)")
+        #expect(forced.status == 4)
+        #expect(forced.err.contains("Secret Service"))
+        #expect(forced.err.split(separator: "\n").count == 1)
+        #expect(forcedSeconds < 5)
+    }
+
+    @Test func lockedCollectionExits3Fast() throws {
+        let keyring = try CLISeparateKeyring()
+        defer { keyring.stop() }
+        let env = keyring.environment(self.env)
+        #expect(try vault("save", "--server", server, "--account", "A", stdin: secret, env: env).status == 0)
+        try keyring.lock()
+
+        for command in [
+            ["load", "--server", server, "--account", "A"], ["load", "--server", server, "--account", "nobody"],
+            ["save", "--server", server, "--account", "A"], ["remove", "--server", server, "--account", "A"], ["list"],
+        ] {
+            let (result, seconds) = try timed {
+                try VaultProcess.vault(command + ["-v"], environment: env, stdin: Data("new-\(secret)".utf8), timeout: 30)
+            }
+            print("locked: vault \(command[0]) exit \(result.status) in \(String(format: "%.3f", seconds)) s: \(result.err)")
+            #expect(result.status == 3, "\(command): \(result.err)")
+            #expect(result.err.contains("locked"))
+            #expect(result.out.isEmpty)
+            #expect(seconds < 10)
+            #expect(!result.err.contains(secret))
+        }
+        // Still locked, nothing prompted or unlocked it.
+        #expect(try keyring.isLocked())
+    }
+
+    @Test func missingDefaultCollectionExits4AndCreatesNone() throws {
+        let keyring = try CLISeparateKeyring()
+        defer { keyring.stop() }
+        let deleted = try keyring.gdbus([
+            "--object-path", "/org/freedesktop/secrets/collection/login", "--method", "org.freedesktop.Secret.Collection.Delete",
+        ])
+        #expect(deleted.status == 0, "\(deleted.err)")
+        let env = keyring.environment(self.env)
+        for command in [["load", "--server", server, "--account", "A"], ["save", "--server", server, "--account", "A"], ["list"]] {
+            let (result, seconds) = try timed {
+                try VaultProcess.vault(command, environment: env, stdin: Data(secret.utf8), timeout: 30)
+            }
+            print("no default collection: vault \(command[0]) exit \(result.status) in \(String(format: "%.3f", seconds)) s: \(result.err)")
+            #expect(result.status == 4, "\(command): \(result.err)")
+            #expect(result.err.contains("no default collection"))
+            #expect(seconds < 10)
+        }
+        let alias = try keyring.gdbus([
+            "--object-path", "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.ReadAlias", "default",
+        ])
+        #expect(alias.out.contains("'/'"), "no collection was created: \(alias.out)")
+    }
+
+    @Test func severalProcessesSavingAtOnceAllLand() throws {
+        let count = 8
+        let running = try (0..<count).map { index in
+            try VaultProcess.start(
+                VaultProcess.vaultPath, ["save", "--server", server, "--account", "user\(index)"], environment: env,
+                stdin: Data("\(secret)-\(index)".utf8))
+        }
+        for (index, process) in running.enumerated() {
+            let result = try process.finish(timeout: 60)
+            #expect(result.status == 0, "save \(index): \(result.err)")
+        }
+        let listed = try vault("list", "--server", server)
+        #expect(listed.out.split(separator: "\n").map { $0.split(separator: "\t")[1] } == (0..<count).map { "user\($0)"[...] })
+        for index in 0..<count {
+            #expect(try vault("load", "--server", server, "--account", "user\(index)").out == "\(secret)-\(index)")
+            #expect(try vault("remove", "--server", server, "--account", "user\(index)").status == 0)
+        }
+    }
+
+    @Test func noSecretInOutputOrVerboseLogs() throws {
+        var outputs: [ProcessResult] = []
+        outputs.append(try vault("save", "--server", server, "--account", "A", "--label", "leak check", "-v", stdin: secret))
+        outputs.append(try vault("list", "--json", "-v"))
+        outputs.append(try vault("backend", "-v"))
+        let loaded = try vault("load", "--server", server, "--account", "A", "-v")
+        outputs.append(try vault("remove", "--server", server, "--account", "A", "-v"))
+        outputs.append(try vault("load", "--server", server, "--account", "A", "-v"))
+        #expect(loaded.out == secret)
+        expectNoLeak(loaded, allowSecretOnStdout: true)
+        for result in outputs { expectNoLeak(result) }
+        #expect(outputs.last?.status == 1)
+    }
+}
+
+/// A separate GNOME Keyring on its own private bus (`Scripts/with-keyring` as a child),
+/// which a test may lock without disturbing the keyring the other tests share.
+final class CLISeparateKeyring: @unchecked Sendable {
+    let running: RunningKeyringProcess
+    let address: String
+
+    init() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+        environment["VAULT_KEYRING_HOME"] = nil
+        running = try RunningKeyringProcess(
+            script: root.appendingPathComponent("Scripts/with-keyring").path, environment: environment)
+        address = running.firstLine
+        guard address.hasPrefix("unix:") else {
+            running.stop()
+            throw CLIKeyringError("the separate keyring did not start")
+        }
+    }
+
+    func environment(_ base: [String: String]) -> [String: String] {
+        var environment = base
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        return environment
+    }
+
+    func gdbus(_ arguments: [String]) throws -> ProcessResult {
+        try VaultProcess.start(
+            "/usr/bin/gdbus", ["call", "--session", "--timeout", "5", "--dest", "org.freedesktop.secrets"] + arguments,
+            environment: environment(["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
+        ).finish(timeout: 30)
+    }
+
+    func lock() throws {
+        let result = try gdbus([
+            "--object-path", "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.Lock",
+            "['/org/freedesktop/secrets/collection/login']",
+        ])
+        guard result.status == 0, try isLocked() else { throw CLIKeyringError("Lock failed: \(result.err)") }
+    }
+
+    func isLocked() throws -> Bool {
+        try gdbus([
+            "--object-path", "/org/freedesktop/secrets/collection/login", "--method",
+            "org.freedesktop.DBus.Properties.Get", "org.freedesktop.Secret.Collection", "Locked",
+        ]).out.contains("true")
+    }
+
+    func stop() { running.stop() }
+}
+
+/// `Scripts/with-keyring sh -c 'print the bus address; wait for stdin to close'`.
+final class RunningKeyringProcess: @unchecked Sendable {
+    let process = Process()
+    let stdin = Pipe()
+    let firstLine: String
+
+    init(script: String, environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = [
+            "--wait", script, "/bin/sh", "-c", "printf '%s\\n' \"$DBUS_SESSION_BUS_ADDRESS\"; exec cat >/dev/null",
+        ]
+        process.environment = environment
+        let output = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice  // daemons must not hold the runner's pipes
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        firstLine = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func stop() {
+        try? stdin.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            // with-keyring's traps stop the daemon and remove its directories.
+            kill(process.processIdentifier, SIGTERM)
+        }
+        process.waitUntilExit()
+    }
+}
+
+struct CLIKeyringError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

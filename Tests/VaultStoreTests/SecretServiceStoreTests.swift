@@ -1,0 +1,311 @@
+import Foundation
+import Testing
+import VaultStore
+
+/// Whether the Secret Service tests may run. They need a real Secret Service on the
+/// session bus (`Scripts/test` runs everything under `Scripts/with-keyring`). Without
+/// one they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
+enum KeyringTestEnvironment {
+    static var skipRequested: Bool { ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1" }
+
+    /// Records a failure and throws when no Secret Service answers.
+    static func require(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let outcome = SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5))
+        if !outcome.available {
+            Issue.record(
+                """
+                no Secret Service for the keyring tests: \(outcome.reason). Run the tests with \
+                Scripts/test (or Scripts/with-keyring swift test), or set VAULT_SKIP_KEYRING_TESTS=1 to skip them.
+                """, sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+    }
+
+    /// The package root (for `Scripts/with-keyring`).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A unique name for this run, so parallel runs and tests never share items.
+    static func uniqueNamespace(_ prefix: String) -> String {
+        "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+}
+
+/// Runs a program to completion and returns (status, stdout, stderr).
+@discardableResult
+func runTool(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil
+) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let input = Pipe()
+    let output = Pipe()
+    let error = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try? input.fileHandleForWriting.close()
+    let group = DispatchGroup()
+    nonisolated(unsafe) var out = Data()
+    nonisolated(unsafe) var err = Data()
+    DispatchQueue.global().async(group: group) { out = output.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { err = error.fileHandleForReading.readDataToEndOfFile() }
+    process.waitUntilExit()
+    group.wait()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+struct KeyringError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `SecretServiceStore` against the real GNOME Keyring that `Scripts/with-keyring` runs.
+@Suite(.disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
+struct SecretServiceStoreTests {
+    @Test func keepsTheContract() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        #expect(store.backendName == "secret-service")
+        try StoreContract.verify(store, namespace: KeyringTestEnvironment.uniqueNamespace("ss-contract"))
+    }
+
+    @Test func urlServersGetProtocolAndPortAndStayKeyedByTheGivenString() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let server = "https://\(KeyringTestEnvironment.uniqueNamespace("url")).example.com:8443/api"
+        let key = CredentialKey(server: server, account: "carol")
+        try store.save(Credential(key: key, secret: Secret("url-secret")))
+        defer { try? store.remove(key) }
+
+        // secret-tool sees user/server exactly as given, plus protocol and port.
+        let search = try runTool("/usr/bin/secret-tool", ["search", "--all", "user", "carol", "server", server])
+        #expect(search.status == 0)
+        #expect(search.err.contains("attribute.protocol = https") || search.out.contains("attribute.protocol = https"))
+        #expect(search.err.contains("attribute.port = 8443") || search.out.contains("attribute.port = 8443"))
+        let lookup = try runTool("/usr/bin/secret-tool", ["lookup", "user", "carol", "server", server])
+        #expect(lookup.out == "url-secret")
+        #expect(try store.load(key)?.secret == Secret("url-secret"))
+        // Another spelling of the URL is another key.
+        #expect(try store.load(CredentialKey(server: server + "/", account: "carol")) == nil)
+    }
+
+    @Test func findsAndReplacesWhatSecretToolStored() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("st")).example.org"
+        let stored = try runTool(
+            "/usr/bin/secret-tool", ["store", "--label=from secret-tool", "user", "dave", "server", server],
+            stdin: "tool-secret")
+        #expect(stored.status == 0, "\(stored.err)")
+        let key = CredentialKey(server: server, account: "dave")
+        let loaded = try #require(try store.load(key))
+        #expect(loaded.secret == Secret("tool-secret"))
+        #expect(loaded.label == "from secret-tool")
+        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "from secret-tool")])
+
+        // save updates that item in place: still one item, the new secret for both tools.
+        try store.save(Credential(key: key, secret: Secret("vault-secret")))
+        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "vault: dave@\(server)")])
+        #expect(try runTool("/usr/bin/secret-tool", ["lookup", "user", "dave", "server", server]).out == "vault-secret")
+
+        try store.remove(key)
+        #expect(try runTool("/usr/bin/secret-tool", ["lookup", "user", "dave", "server", server]).status == 1)
+    }
+
+    @Test func itemsWithoutUserAndServerAreNotOurs() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("foreign")).example.org"
+        // A token-like item with other attribute names, and one with a server but no user.
+        #expect(try runTool("/usr/bin/secret-tool", ["store", "--label=t", "vault-token-server", server, "vault-token-account", "x"], stdin: "t").status == 0)
+        #expect(try runTool("/usr/bin/secret-tool", ["store", "--label=s", "server", server, "kind", "other"], stdin: "s").status == 0)
+        defer {
+            _ = try? runTool("/usr/bin/secret-tool", ["clear", "vault-token-server", server])
+            _ = try? runTool("/usr/bin/secret-tool", ["clear", "server", server])
+        }
+        #expect(try store.list(server: server).isEmpty)
+        #expect(try store.list().allSatisfy { $0.server != server })
+        #expect(try store.load(CredentialKey(server: server, account: "x")) == nil)
+    }
+
+    @Test func binaryAndEmptySecretsRoundTrip() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("bin")).example.org"
+        let binary = Secret(bytes: [0, 1, 2, 0xFF, 0xFE, 0x80, 0x0A, 0])
+        try store.save(Credential(server: server, account: "bin", secret: binary))
+        try store.save(Credential(server: server, account: "empty", secret: Secret(bytes: [])))
+        defer {
+            try? store.remove(server: server, account: "bin")
+            try? store.remove(server: server, account: "empty")
+        }
+        #expect(try store.load(server: server, account: "bin")?.secret == binary)
+        #expect(try store.load(server: server, account: "empty")?.secret == Secret(bytes: []))
+    }
+
+    @Test func concurrentSavesFromManyThreadsAllLand() async throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("threads")).example.org"
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            do {
+                try store.save(Credential(server: server, account: "user\(index)", secret: Secret("secret-\(index)")))
+            } catch {
+                Issue.record("save \(index) failed: \(error)")
+            }
+        }
+        #expect(try store.list(server: server).map(\.account) == (0..<8).map { "user\($0)" })
+        for index in 0..<8 {
+            #expect(try store.load(server: server, account: "user\(index)")?.secret == Secret("secret-\(index)"))
+            try store.remove(server: server, account: "user\(index)")
+        }
+    }
+
+    // The locked collection, a missing default collection and a forced Secret Service
+    // without a bus are tested end to end in VaultCLITests/SecretServiceCLITests.swift,
+    // on separate keyring daemons (the store reads the process's own bus address, so
+    // those cases need child processes).
+}
+
+/// Automatic backend choice, in-process (the CLI tests time whole processes).
+@Suite struct BackendSelectionTests {
+    @Test func forcedBackendsAreNotProbed() throws {
+        #expect(try BackendSelection.decide(requested: .file, environment: [:]).kind == .file)
+        #expect(try BackendSelection.decide(requested: .secretService, environment: [:]).kind == .secretService)
+        #expect(try BackendSelection.decide(requested: nil, environment: ["VAULT_BACKEND": "file"]).kind == .file)
+        #expect(throws: VaultError.self) { try BackendSelection.decide(requested: nil, environment: ["VAULT_BACKEND": "keychain"]) }
+    }
+
+    @Test func autoWithoutABusChoosesTheFileAtOnce() throws {
+        let cases: [(String?, String)] = [
+            (nil, "DBUS_SESSION_BUS_ADDRESS is not set"),
+            ("", "DBUS_SESSION_BUS_ADDRESS is not set"),
+            ("autolaunch:", "autolaunch"),
+            ("unix:path=/nonexistent/socket", "does not answer"),
+        ]
+        for (address, reason) in cases {
+            var environment: [String: String] = ["HOME": NSTemporaryDirectory()]
+            environment["DBUS_SESSION_BUS_ADDRESS"] = address
+            let start = ContinuousClock.now
+            let decision = try BackendSelection.decide(requested: .auto, environment: environment)
+            let elapsed = ContinuousClock.now - start
+            print("auto with DBUS_SESSION_BUS_ADDRESS=\(address ?? "(unset)"): \(decision) in \(elapsed)")
+            #expect(decision.kind == .file)
+            #expect(decision.reason.contains(reason), "\(decision.reason)")
+            #expect(elapsed < .seconds(1))
+        }
+    }
+
+    @Test func autoGivesUpOnABusThatNeverAnswers() throws {
+        // A socket that accepts connections and never says a word.
+        let directory = NSTemporaryDirectory() + "vault-mute-\(getpid())-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/bus"
+        let listener = try MuteSocket(path: path)
+        defer { listener.close() }
+        let start = ContinuousClock.now
+        let decision = try BackendSelection.decide(
+            requested: .auto, environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(path)"],
+            probeTimeout: .milliseconds(300))
+        let elapsed = ContinuousClock.now - start
+        print("auto with a mute bus: \(decision) in \(elapsed)")
+        #expect(decision.kind == .file)
+        #expect(decision.reason.contains("does not answer"))
+        #expect(elapsed < .seconds(2))
+    }
+
+    @Test(.disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
+    func autoChoosesTheSecretServiceWhenItAnswers() throws {
+        try KeyringTestEnvironment.require()
+        let start = ContinuousClock.now
+        let decision = try BackendSelection.decide(requested: nil, environment: ProcessInfo.processInfo.environment.filter { $0.key != "VAULT_BACKEND" })
+        print("auto with the test keyring: \(decision) in \(ContinuousClock.now - start)")
+        #expect(decision.kind == .secretService)
+        #expect(decision.reason.contains("answers"))
+    }
+}
+
+/// A listening Unix socket that never accepts: connects succeed, nothing is ever said.
+struct MuteSocket {
+    let fd: Int32
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw KeyringError("socket failed") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw KeyringError("path too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw KeyringError("bind/listen failed") }
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+/// In-process latency of `SecretServiceStore` (for Scripts/bench-secret-service); runs
+/// only with VAULT_BENCH_IN_PROCESS=1 and prints `BENCH` lines.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["VAULT_BENCH_IN_PROCESS"] == "1"))
+struct SecretServiceStoreBenchmark {
+    @Test func inProcessLatency() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let key = CredentialKey(server: KeyringTestEnvironment.uniqueNamespace("bench") + ".example.org", account: "bench")
+        try store.save(Credential(key: key, secret: Secret("bench-secret-value")))
+        defer { try? store.remove(key) }
+
+        func measure(_ name: String, runs: Int = 200, _ body: () throws -> Void) rethrows {
+            for _ in 0..<10 { try body() }
+            var samples: [Double] = []
+            for _ in 0..<runs {
+                let start = ContinuousClock.now
+                try body()
+                let elapsed = ContinuousClock.now - start
+                samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+            }
+            samples.sort()
+            let median = samples[samples.count / 2]
+            let p90 = samples[samples.count * 9 / 10]
+            print("BENCH in-process \(name.padding(toLength: 40, withPad: " ", startingAt: 0)) median \(String(format: "%.3f", median)) ms  p90 \(String(format: "%.3f", p90)) ms  (\(runs) runs)")
+        }
+        try measure("SecretServiceStore.load") { _ = try store.load(key) }
+        try measure("SecretServiceStore.list(server:)") { _ = try store.list(server: key.server) }
+        try measure("SecretServiceStore.save (update)") { try store.save(Credential(key: key, secret: Secret("bench-secret-value"))) }
+        try measure("SecretServiceStore() (probe, cached bus)") { _ = try SecretServiceStore() }
+        try measure("BackendSelection.decide(auto)", runs: 50) {
+            _ = try BackendSelection.decide(requested: .auto, environment: ProcessInfo.processInfo.environment)
+        }
+    }
+}
+
+extension SecretServiceStoreTests {
+    @Test func otherKindsNeverMatchAPasswordLookup() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("kinds")).example.org"
+        let password = CredentialKey(server: server, account: "erin")
+        let tokens = CredentialKey(server: server, account: "erin", kind: .tokens)
+        try store.save(Credential(key: tokens, secret: Secret("token-set")))
+        defer { try? store.remove(tokens) }
+        #expect(try store.load(password) == nil)
+        #expect(try runTool("/usr/bin/secret-tool", ["lookup", "user", "erin", "server", server]).status == 1)
+        try store.save(Credential(key: password, secret: Secret("the-password")))
+        defer { try? store.remove(password) }
+        #expect(try store.load(password)?.secret == Secret("the-password"))
+        #expect(try store.load(tokens)?.secret == Secret("token-set"))
+        #expect(try store.list(server: server).map(\.key) == [password, tokens])
+        try store.remove(password)
+        #expect(try store.load(tokens) != nil, "removing the password keeps the tokens")
+    }
+}
