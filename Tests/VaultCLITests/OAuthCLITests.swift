@@ -42,11 +42,12 @@ import Testing
         #expect(first.out.contains("Ada Lovelace"))
         expectNoSecrets(first, fixture)
 
+        let refreshesBefore = fixture.server.stats.refreshes  // 0, or 1 when a loaded machine made the first request late
         try await Task.sleep(for: .milliseconds(2100))
         let refreshed = try await fixture.request(verbose: true)
         #expect(refreshed.status == 0, "\(refreshed.err)")
         #expect(refreshed.err.contains("refreshed the access token"))
-        #expect(fixture.server.stats.refreshes == 1)
+        #expect(fixture.server.stats.refreshes == refreshesBefore + 1)
 
         _ = fixture.server.revokeRefreshTokens(login: "alice")
         try await Task.sleep(for: .milliseconds(2100))
