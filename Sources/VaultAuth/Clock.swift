@@ -21,8 +21,12 @@ public struct ShiftedClock: AuthClock {
 /// Converts the server's absolute times to the local clock, using the offset between
 /// the response's `Date` header and the local time it arrived.
 ///
-/// `Date` has one-second resolution, so offsets within ±1.5 s are taken as zero (the
-/// clocks agree as far as can be told).
+/// The server wrote its `Date` (truncated to whole seconds, D) at some moment between
+/// the local times the request was sent (s) and the response arrived (r), so the true
+/// offset lies in (D − r, D + 1 − s). The estimate is that interval's upper end, which
+/// can only move expiries *earlier* on the local clock, never later: a slow response
+/// never makes an expired token look valid. Estimates within ±1.5 s are taken as zero
+/// (the clocks agree as far as one-second dates can tell).
 public struct ClockSkew: Sendable, Equatable {
     /// Server time minus local time, in seconds.
     public let offset: TimeInterval
@@ -31,10 +35,17 @@ public struct ClockSkew: Sendable, Equatable {
 
     public static let none = ClockSkew(offset: 0)
 
-    /// The skew measured from a `Date` header value received at `receivedAt` (local).
-    public static func measure(dateHeader: String?, receivedAt: Date) -> ClockSkew {
+    /// The skew measured from a `Date` header value of a response to a request sent at
+    /// `sentAt` and received at `receivedAt` (local times). Without `sentAt` the middle
+    /// of the header's one-second window is used.
+    public static func measure(dateHeader: String?, sentAt: Date? = nil, receivedAt: Date) -> ClockSkew {
         guard let dateHeader, let serverDate = HTTPDate.parse(dateHeader) else { return .none }
-        let offset = serverDate.addingTimeInterval(0.5).timeIntervalSince(receivedAt)
+        let offset: TimeInterval
+        if let sentAt {
+            offset = serverDate.addingTimeInterval(1).timeIntervalSince(min(sentAt, receivedAt))
+        } else {
+            offset = serverDate.addingTimeInterval(0.5).timeIntervalSince(receivedAt)
+        }
         return abs(offset) <= 1.5 ? .none : ClockSkew(offset: offset)
     }
 

@@ -61,6 +61,7 @@ public struct ReferenceAPIProvider: AuthProvider {
 
     /// Sends a login or refresh request and turns the answer into tokens or an error.
     private func exchange(_ request: HTTPRequest, what: String) async throws(AuthError) -> TokenSet {
+        let sentAt = clock.now()
         let response = try await transport.send(request, timeout: timeout)
         let receivedAt = clock.now()
         guard response.isSuccess else { throw Self.classify(response, what: what) }
@@ -70,7 +71,7 @@ public struct ReferenceAPIProvider: AuthProvider {
         else {
             throw .server(status: response.status, message: "the \(what) response is not the expected JSON")
         }
-        let skew = ClockSkew.measure(dateHeader: response.header("Date"), receivedAt: receivedAt)
+        let skew = ClockSkew.measure(dateHeader: response.header("Date"), sentAt: sentAt, receivedAt: receivedAt)
         let refresh = object["refreshToken"] as? String
         let refreshExpire = (object["refreshTokenExpire"] as? NSNumber)?.doubleValue
         return TokenSet(
