@@ -1,0 +1,417 @@
+import AuthServer
+import Foundation
+import Testing
+import VaultStore
+
+@testable import VaultAuth
+
+/// The Requester against the real reference server, in-process on 127.0.0.1 with an
+/// ephemeral port. Serialized: these tests wait for tokens to turn stale or expire, and
+/// the 1,000-request storm must not starve another test's timing window.
+@Suite("Requester against the reference server", .serialized)
+struct LiveServerTests {}
+
+extension LiveServerTests {
+    @Suite("Basics")
+    struct Basics {
+        @Test("login through ReferenceAPIProvider, then GET /api/get_devs through the Requester")
+        func loginThenGetDevs() async throws {
+            try await withLiveServer { live in
+                let store = InMemoryStore()
+                let account = live.account(in: store)
+                let tokens = try await live.login(into: account)
+                #expect(tokens.freshness(at: Date()) == .fresh)
+                #expect(tokens.canRefresh(at: Date()))
+                // The token item never answers a password lookup.
+                #expect(try store.load(server: account.server, account: account.account) == nil)
+
+                let events = Recorder<RequesterEvent>()
+                let requester = Requester(
+                    account: account, provider: live.provider(), transport: live.transport,
+                    onEvent: { events.append($0) })
+                let response = try await requester.send(live.devsRequest)
+                #expect(response.status == 200)
+                let developers = try #require(
+                    try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
+                #expect(developers.count == 4)
+                for developer in developers {
+                    #expect(developer["id"] is NSNumber)
+                    #expect(developer["name"] is String)
+                    #expect(developer["department"] is String)
+                }
+                #expect(events.all == [.usedToken])
+                let stats = live.server.stats
+                #expect(stats.logins == 1 && stats.refreshes == 0 && stats.authorized == 1 && stats.unauthorized == 0)
+                #expect(try await requester.accessToken() == tokens.accessToken)
+            }
+        }
+
+        @Test("access tokens revoked on the server: 401, one refresh, one replay, 200")
+        func revokedAccessToken() async throws {
+            try await withLiveServer { live in
+                let account = live.account(in: InMemoryStore())
+                let old = try await live.login(into: account)
+                let events = Recorder<RequesterEvent>()
+                let requester = Requester(
+                    account: account, provider: live.provider(), transport: live.transport,
+                    onEvent: { events.append($0) })
+                #expect(try await requester.send(live.devsRequest).status == 200)
+
+                #expect(live.server.revokeAccessTokens(login: testUser))
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                var stats = live.server.stats
+                #expect(stats.refreshes == 1)
+                #expect(stats.unauthorized == 1)
+                #expect(stats.authorized == 2)
+                #expect(events.count(of: .replayedAfter401) == 1)
+                let stored = try #require(try await account.loadTokens())
+                #expect(stored.accessToken != old.accessToken)
+                #expect(stored.refreshToken != old.refreshToken)
+
+                // The replacement is used from then on, with no further refresh.
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                stats = live.server.stats
+                #expect(stats.refreshes == 1 && stats.unauthorized == 1 && stats.authorized == 3)
+            }
+        }
+
+        @Test("access and refresh tokens both revoked: .authentication after one refresh attempt, no loop")
+        func revokedEverything() async throws {
+            try await withLiveServer { live in
+                let store = InMemoryStore()
+                let account = live.account(in: store)
+                try await live.login(into: account)
+                let before = try #require(try store.load(account.tokensKey))
+                let requester = Requester(account: account, provider: live.provider(), transport: live.transport)
+                live.server.revokeAccessTokens(login: testUser)
+                live.server.revokeRefreshTokens(login: testUser)
+                let error = await caughtError { () async throws(AuthError) in try await requester.send(live.devsRequest) }
+                guard case .authentication = error else {
+                    Issue.record("expected .authentication, got \(String(describing: error))")
+                    return
+                }
+                #expect(error?.exitCode == 3)
+                let stats = live.server.stats
+                #expect(stats.unauthorized == 1)
+                #expect(stats.refreshAttempts == 1)
+                #expect(stats.failedRefreshes == 1)
+                #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
+            }
+        }
+    }
+}
+
+extension LiveServerTests {
+    @Suite("Single flight")
+    struct SingleFlight {
+        @Test("1,000 concurrent requests just after the access token turns stale: all 200, exactly one refresh")
+        func thousandRequestsOneRefresh() async throws {
+            // Access TTL 4 s: leeway min(10, 2) = 2 s. The storm takes about a second in a
+            // debug build; the new token must outlive it even on a loaded machine, or a late
+            // request would rightly get a 401 and a second refresh.
+            try await withLiveServer(accessTTL: 4) { live in
+                let account = live.account(in: InMemoryStore())
+                let old = try await live.login(into: account)
+                let events = Recorder<RequesterEvent>()
+                let requester = Requester(
+                    account: account, provider: live.provider(), transport: live.transport,
+                    onEvent: { events.append($0) })
+                #expect(try await requester.send(live.devsRequest).status == 200)  // loads the tokens, fresh
+                #expect(live.server.stats.refreshes == 0)
+
+                try await sleep(until: staleMoment(of: old))
+                try #require(old.freshness(at: Date()) == .stale, "the storm must start while the token is stale")
+                let started = ContinuousClock.now
+                let results = await sendConcurrently(1000, live.devsRequest, through: requester)
+                let elapsed = ContinuousClock.now - started
+
+                let failures = results.compactMap { result -> String? in
+                    switch result {
+                    case .success(let response): response.status == 200 ? nil : "status \(response.status)"
+                    case .failure(let error): error.description
+                    }
+                }
+                #expect(results.count == 1000)
+                #expect(failures.isEmpty, "\(failures.count) failed in \(elapsed), e.g. \(failures.prefix(3))")
+                let stats = live.server.stats
+                #expect(stats.refreshes == 1, "storm took \(elapsed)")
+                #expect(stats.refreshAttempts == 1)
+                #expect(stats.authorized == 1001)
+                #expect(events.count(of: .refreshed) == 1)
+
+                let stored = try #require(try await account.loadTokens())
+                #expect(stored.accessToken != old.accessToken)
+                #expect(stored.refreshToken != old.refreshToken)
+                #expect(sameTokens(await requester.currentTokens, stored))
+            }
+        }
+
+        @Test("two Requesters sharing one encrypted file and lock directory (two processes): one refresh, the other adopts; a new one uses the rotated tokens")
+        func twoProcessesShareTheRefresh() async throws {
+            let directory = try makeTemporaryDirectory()
+            defer { removeDirectory(directory) }
+            let file = directory + "/vault.db"
+            let locks = directory + "/locks"
+            try await withLiveServer(accessTTL: 4) { live in
+                let old = try await live.login(into: live.account(in: fileStore(file)))
+                let eventsA = Recorder<RequesterEvent>()
+                let eventsB = Recorder<RequesterEvent>()
+                // Separate store instances: separate open file descriptions, like two processes.
+                func requester(_ events: Recorder<RequesterEvent>) -> Requester {
+                    Requester(
+                        account: live.account(in: fileStore(file)), provider: live.provider(), transport: live.transport,
+                        configuration: Requester.Configuration(lockDirectory: locks), onEvent: { events.append($0) })
+                }
+                let a = requester(eventsA)
+                let b = requester(eventsB)
+                #expect(try await a.send(live.devsRequest).status == 200)
+                #expect(try await b.send(live.devsRequest).status == 200)
+                #expect(live.server.stats.refreshes == 0)
+
+                try await sleep(until: staleMoment(of: old))
+                try #require(old.freshness(at: Date()) == .stale)
+                async let fromA = sendConcurrently(20, live.devsRequest, through: a)
+                async let fromB = sendConcurrently(20, live.devsRequest, through: b)
+                let results = await fromA + fromB
+                #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+                var stats = live.server.stats
+                #expect(stats.refreshes == 1)
+                #expect(stats.failedRefreshes == 0, "a rotated refresh token was spent twice")
+                #expect(eventsA.count(of: .refreshed) + eventsB.count(of: .refreshed) == 1)
+                #expect(eventsA.count(of: .adoptedStoredTokens) + eventsB.count(of: .adoptedStoredTokens) == 1)
+
+                let stored = try #require(try await live.account(in: fileStore(file)).loadTokens())
+                #expect(stored.accessToken != old.accessToken)
+                #expect(sameTokens(await a.currentTokens, stored))
+                #expect(sameTokens(await b.currentTokens, stored))
+
+                // A new process after the refresh: uses the rotated tokens, no refresh, no login.
+                let eventsC = Recorder<RequesterEvent>()
+                let c = requester(eventsC)
+                #expect(try await c.send(live.devsRequest).status == 200)
+                stats = live.server.stats
+                #expect(stats.refreshes == 1 && stats.logins == 1 && stats.unauthorized == 0)
+                #expect(eventsC.all == [.usedToken])
+                #expect(sameTokens(await c.currentTokens, stored))
+            }
+        }
+    }
+}
+
+extension LiveServerTests {
+    @Suite("Refresh endpoint faults")
+    struct Faults {
+        @Test("500, garbage or a hang at the refresh endpoint: stale token still used; once expired a transient error; stored tokens kept",
+              arguments: [RefreshFaultMode.status500, .garbage, .hang])
+        func refreshFault(mode: RefreshFaultMode) async throws {
+            try await withLiveServer(accessTTL: 5) { live in
+                let store = InMemoryStore()
+                let account = live.account(in: store)
+                let old = try await live.login(into: account)
+                let before = try #require(try store.load(account.tokensKey))
+                let requester = Requester(
+                    account: account, provider: live.provider(timeout: .seconds(1)), transport: live.transport)
+
+                // Stale but unexpired: the failed refresh does not stop the request.
+                try await sleep(until: staleMoment(of: old))
+                live.server.faults.set(mode, hangSeconds: 20)
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                var stats = live.server.stats
+                #expect(stats.refreshes == 0 && stats.faultedRefreshes == 1 && stats.authorized == 1)
+                #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
+                #expect(sameTokens(await requester.currentTokens, old))
+
+                // Expired: the error, transient; nothing sent with the expired token.
+                try await sleep(until: old.accessTokenExpiry, margin: 0.1)
+                let error = await caughtError { () async throws(AuthError) in try await requester.send(live.devsRequest) }
+                switch (mode, error) {
+                case (.status500, .server(let status, _)?): #expect(status == 500)
+                case (.garbage, .server?), (.hang, .network?): break
+                default: Issue.record("\(mode): unexpected \(String(describing: error))")
+                }
+                #expect(error?.isTransient == true)
+                #expect(error?.exitCode == 5)
+                stats = live.server.stats
+                #expect(stats.unauthorized == 0 && stats.authorized == 1 && stats.faultedRefreshes == 2)
+                #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
+                #expect(sameTokens(await requester.currentTokens, old))
+
+                // The kept refresh token still works once the server recovers.
+                live.server.faults.reset()
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                stats = live.server.stats
+                #expect(stats.refreshes == 1 && stats.failedRefreshes == 0)
+                #expect(try store.load(account.tokensKey) != before)
+                #expect(try await account.loadTokens()?.accessToken != old.accessToken)
+            }
+        }
+    }
+}
+
+extension LiveServerTests {
+    @Suite("Wrong local clock")
+    struct WrongClock {
+        @Test("local clock ten minutes ahead or behind: no needless refresh, no expired token sent",
+              arguments: [600.0, -600.0])
+        func shiftedClock(offset: TimeInterval) async throws {
+            try await withLiveServer(accessTTL: 3) { live in
+                let clock = ShiftedClock(offset: offset)
+                let account = live.account(in: InMemoryStore())
+                let tokens = try await live.login(into: account, clock: clock)
+                let loggedIn = Date()
+                // The expiry is on the (wrong) local clock: about offset + 3 s from now.
+                let expected = loggedIn.addingTimeInterval(offset + 3)
+                #expect(abs(tokens.accessTokenExpiry.timeIntervalSince(expected)) < 2, "\(tokens)")
+
+                let events = Recorder<RequesterEvent>()
+                let requester = Requester(
+                    account: account, provider: live.provider(clock: clock), transport: live.transport, clock: clock,
+                    onEvent: { events.append($0) })
+                for _ in 0..<3 { #expect(try await requester.send(live.devsRequest).status == 200) }
+                var stats = live.server.stats
+                #expect(stats.refreshes == 0, "needless refresh")
+                #expect(events.all == [.usedToken, .usedToken, .usedToken])
+
+                // After the token's real expiry the next request refreshes first.
+                try await sleep(until: loggedIn.addingTimeInterval(3), margin: 0.2)
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                stats = live.server.stats
+                #expect(stats.refreshes == 1)
+                #expect(stats.unauthorized == 0, "an expired token was sent")
+                let refreshed = try #require(await requester.currentTokens)
+                #expect(refreshed.freshness(at: clock.now(), leeway: 0) != .expired)
+            }
+        }
+    }
+}
+
+extension LiveServerTests {
+    @Suite("Redaction")
+    struct Redaction {
+        @Test("no token or password in log lines (trace level), descriptions or error messages")
+        func noSecretsAnywhere() async throws {
+            try await withLiveServer(accessTTL: 4) { live in
+                let lines = Recorder<String>()
+                let store = InMemoryStore()
+                let account = live.account(in: store)
+                try await account.savePassword(Secret(testPassword))
+                let first = try await live.login(into: account)
+                let requester = Requester(
+                    account: account, provider: live.provider(timeout: .seconds(2)), transport: live.transport,
+                    logger: capturingLogger(lines))
+
+                // A 401 flow: revoked access token, refresh, replay.
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                live.server.revokeAccessTokens(login: testUser)
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                let second = try #require(await requester.currentTokens)
+                // A failed refresh of a stale token, then a successful one.
+                try await sleep(until: staleMoment(of: second))
+                live.server.faults.set(.status500, count: 1)
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                let third = try #require(await requester.currentTokens)
+                #expect(live.server.stats.refreshes == 2)
+
+                // Errors that pass near secrets.
+                var errors: [AuthError] = []
+                let wrong = "wrong-password-\(UUID().uuidString)"
+                if let error = await caughtError({ () async throws(AuthError) in
+                    try await live.provider().login(account: testUser, password: Secret(wrong))
+                }) { errors.append(error) }
+                live.server.revokeRefreshTokens(login: testUser)
+                if let error = await caughtError({ () async throws(AuthError) in try await live.provider().refresh(third) }) {
+                    errors.append(error)
+                }
+                #expect(errors.count == 2)
+
+                var texts = lines.all
+                #expect(texts.contains { $0.contains("refreshing once") }, "the capture must see the 401 flow: \(texts)")
+                #expect(texts.contains { $0.contains("refresh failed") }, "the capture must see the failed refresh: \(texts)")
+                for tokens in [first, second, third] {
+                    var dumped = ""
+                    dump(tokens, to: &dumped)
+                    texts += [String(describing: tokens), String(reflecting: tokens), "\(tokens)", dumped,
+                              String(describing: [tokens]), String(reflecting: Optional(tokens))]
+                }
+                for error in errors { texts += [error.description, String(reflecting: error), "\(error)"] }
+                for kind in ItemKind.allCases {
+                    if let item = try store.load(CredentialKey(server: account.server, account: testUser, kind: kind)) {
+                        var dumped = ""
+                        dump(item, to: &dumped)
+                        texts += [String(describing: item), String(reflecting: item), dumped]
+                    }
+                }
+
+                var secrets = [testPassword, wrong]
+                for tokens in [first, second, third] {
+                    for secret in [tokens.accessToken, tokens.refreshToken].compactMap({ $0?.utf8String }) {
+                        secrets.append(secret)
+                        // The signature alone is just as secret-bearing.
+                        if let signature = secret.split(separator: ".").last, signature.count >= 16 {
+                            secrets.append(String(signature))
+                        }
+                    }
+                }
+                #expect(secrets.count >= 8)
+                for secret in secrets {
+                    let leaks = texts.filter { $0.contains(secret) }
+                    #expect(leaks.isEmpty, "a secret of \(secret.count) characters leaked into: \(leaks.map { String($0.prefix(120)) })")
+                }
+            }
+        }
+    }
+}
+
+extension LiveServerTests {
+    @Suite("AsyncHTTPTransport against the server")
+    struct Transport {
+        @Test("a response larger than maximumBodySize is a .network error naming the limit")
+        func bodySizeCap() async throws {
+            try await withLiveServer { live in
+                let tokens = try await live.provider().login(account: testUser, password: Secret(testPassword))
+                let request = live.devsRequest.setting("Authorization", to: "Bearer \(tokens.accessToken.utf8String ?? "")")
+                let normal = try await live.transport.send(request, timeout: .seconds(10))
+                #expect(normal.status == 200 && normal.body.count > 64)
+
+                let small = AsyncHTTPTransport(maximumBodySize: 64)
+                let error = await caughtError { () async throws(AuthError) in try await small.send(request, timeout: .seconds(10)) }
+                await small.shutdown()
+                guard case .network(let why) = error else {
+                    Issue.record("expected .network, got \(String(describing: error))")
+                    return
+                }
+                #expect(why.contains("64"))
+                #expect(error?.isTransient == true)
+            }
+        }
+
+        @Test("the server's answers carry a Date header (the skew correction needs it)")
+        func dateHeader() async throws {
+            try await withLiveServer { live in
+                let response = try await live.transport.send(live.devsRequest, timeout: .seconds(10))
+                #expect(response.status == 401)
+                let date = try #require(response.header("Date"))
+                let skew = ClockSkew.measure(dateHeader: date, receivedAt: Date())
+                #expect(skew == .none, "server and client share a clock here: \(date)")
+            }
+        }
+
+        @Test("plain http to a remote host is refused before any connection")
+        func remoteHTTPRefused() async throws {
+            let transport = AsyncHTTPTransport()
+            let error = await caughtError { () async throws(AuthError) in
+                try await transport.send(
+                    HTTPRequest(url: URL(string: "http://example.com/api/get_devs")!, headers: [("Authorization", "Bearer x")]),
+                    timeout: .seconds(5))
+            }
+            await transport.shutdown()
+            guard case .invalidRequest(let why) = error else {
+                Issue.record("expected .invalidRequest, got \(String(describing: error))")
+                return
+            }
+            #expect(why.contains("example.com"))
+            #expect(error?.exitCode == 2)
+        }
+    }
+}

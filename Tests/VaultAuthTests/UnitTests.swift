@@ -1,0 +1,298 @@
+import Foundation
+import Testing
+import VaultStore
+
+@testable import VaultAuth
+
+@Suite("TokenSet freshness and leeway")
+struct TokenSetTests {
+    let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func tokens(lifetime: TimeInterval, refreshExpiry: Date?? = .none) -> TokenSet {
+        TokenSet(
+            accessToken: Secret("a"), accessTokenExpiry: start.addingTimeInterval(lifetime),
+            refreshToken: Secret("r"), refreshTokenExpiry: refreshExpiry ?? start.addingTimeInterval(3600),
+            obtainedAt: start)
+    }
+
+    @Test("a long-lived token: fresh, stale within the 10 s default leeway, expired at expiry")
+    func longLived() {
+        let set = tokens(lifetime: 3600)
+        #expect(set.freshness(at: start) == .fresh)
+        #expect(set.freshness(at: start.addingTimeInterval(3589.9)) == .fresh)
+        #expect(set.freshness(at: start.addingTimeInterval(3590)) == .stale)
+        #expect(set.freshness(at: start.addingTimeInterval(3599.9)) == .stale)
+        #expect(set.freshness(at: start.addingTimeInterval(3600)) == .expired)
+        #expect(set.freshness(at: start.addingTimeInterval(7200)) == .expired)
+    }
+
+    @Test("a short-lived token: the leeway is capped at half the lifetime")
+    func shortLived() {
+        let set = tokens(lifetime: 2)  // leeway min(10, 1) = 1
+        #expect(set.freshness(at: start.addingTimeInterval(0.5)) == .fresh)
+        #expect(set.freshness(at: start.addingTimeInterval(0.99)) == .fresh)
+        #expect(set.freshness(at: start.addingTimeInterval(1.0)) == .stale)
+        #expect(set.freshness(at: start.addingTimeInterval(1.99)) == .stale)
+        #expect(set.freshness(at: start.addingTimeInterval(2)) == .expired)
+
+        let twenty = tokens(lifetime: 20)  // exactly at the boundary: leeway 10 either way
+        #expect(twenty.freshness(at: start.addingTimeInterval(9.99)) == .fresh)
+        #expect(twenty.freshness(at: start.addingTimeInterval(10)) == .stale)
+    }
+
+    @Test("a custom leeway, a zero leeway, and an expiry before the time obtained")
+    func otherLeeways() {
+        let set = tokens(lifetime: 600)
+        #expect(set.freshness(at: start.addingTimeInterval(539), leeway: 60) == .fresh)
+        #expect(set.freshness(at: start.addingTimeInterval(540), leeway: 60) == .stale)
+        #expect(set.freshness(at: start.addingTimeInterval(599.99), leeway: 0) == .fresh)
+        #expect(set.freshness(at: start.addingTimeInterval(600), leeway: 0) == .expired)
+
+        let odd = tokens(lifetime: -5)
+        #expect(odd.freshness(at: start.addingTimeInterval(-6)) == .fresh)
+        #expect(odd.freshness(at: start) == .expired)
+    }
+
+    @Test("canRefresh: needs a refresh token that has not expired")
+    func canRefresh() {
+        #expect(tokens(lifetime: 60).canRefresh(at: start))
+        #expect(!tokens(lifetime: 60).canRefresh(at: start.addingTimeInterval(3600)))
+        #expect(tokens(lifetime: 60, refreshExpiry: .some(nil)).canRefresh(at: start.addingTimeInterval(1e6)))
+        var none = tokens(lifetime: 60)
+        none.refreshToken = nil
+        #expect(!none.canRefresh(at: start))
+    }
+
+    @Test("the stored form round-trips and a damaged one reads as none")
+    func storedForm() {
+        let set = tokens(lifetime: 60)
+        #expect(TokenSet(encoded: set.encoded()) == set)
+        var partial = set
+        partial.refreshToken = nil
+        partial.refreshTokenExpiry = nil
+        #expect(TokenSet(encoded: partial.encoded()) == partial)
+        #expect(TokenSet(encoded: Secret("not json")) == nil)
+    }
+
+    @Test("description shows expiries, never the tokens")
+    func description() {
+        let set = TokenSet(
+            accessToken: Secret("ACCESS-SECRET-123"), accessTokenExpiry: start, refreshToken: Secret("REFRESH-SECRET-456"),
+            refreshTokenExpiry: start, obtainedAt: start)
+        var dumped = ""
+        dump(set, to: &dumped)
+        for text in [String(describing: set), String(reflecting: set), dumped, "\(Optional(set) as Any)"] {
+            #expect(!text.contains("ACCESS-SECRET"))
+            #expect(!text.contains("REFRESH-SECRET"))
+        }
+        #expect(String(describing: set).contains("redacted"))
+    }
+}
+
+@Suite("ClockSkew")
+struct ClockSkewTests {
+    // Sun, 06 Nov 1994 08:49:37 GMT
+    let serverTime = Date(timeIntervalSince1970: 784_111_777)
+    let header = "Sun, 06 Nov 1994 08:49:37 GMT"
+
+    @Test("the HTTP date parses")
+    func parses() {
+        #expect(HTTPDate.parse(header) == serverTime)
+        #expect(HTTPDate.parse("yesterday") == nil)
+    }
+
+    @Test("local clock ten minutes ahead: server times move ahead onto the local clock")
+    func localAhead() throws {
+        let skew = ClockSkew.measure(dateHeader: header, receivedAt: serverTime.addingTimeInterval(600))
+        #expect(abs(skew.offset - -599.5) < 0.01)
+        let expiry = serverTime.addingTimeInterval(60)
+        #expect(abs(skew.local(expiry).timeIntervalSince(expiry.addingTimeInterval(600))) <= 1)
+    }
+
+    @Test("local clock ten minutes behind")
+    func localBehind() {
+        let skew = ClockSkew.measure(dateHeader: header, receivedAt: serverTime.addingTimeInterval(-600))
+        #expect(abs(skew.offset - 600.5) < 0.01)
+        let expiry = serverTime.addingTimeInterval(60)
+        #expect(abs(skew.local(expiry).timeIntervalSince(expiry.addingTimeInterval(-600))) <= 1)
+    }
+
+    @Test("within the header's one-second resolution, no header, or a bad one: no correction")
+    func noCorrection() {
+        #expect(ClockSkew.measure(dateHeader: header, receivedAt: serverTime) == .none)
+        #expect(ClockSkew.measure(dateHeader: header, receivedAt: serverTime.addingTimeInterval(1.2)) == .none)
+        #expect(ClockSkew.measure(dateHeader: header, receivedAt: serverTime.addingTimeInterval(-0.9)) == .none)
+        #expect(ClockSkew.measure(dateHeader: nil, receivedAt: serverTime) == .none)
+        #expect(ClockSkew.measure(dateHeader: "garbage", receivedAt: serverTime) == .none)
+        #expect(ClockSkew.none.local(serverTime) == serverTime)
+    }
+
+    @Test("ShiftedClock is the system clock moved by its offset")
+    func shiftedClock() {
+        let shifted = ShiftedClock(offset: -600).now().timeIntervalSince(Date())
+        #expect(abs(shifted - -600) < 5)
+    }
+}
+
+@Suite("URLPolicy and redirects")
+struct URLPolicyTests {
+    func allowed(_ text: String) -> Bool {
+        do throws(AuthError) {
+            try URLPolicy.check(URL(string: text)!)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    func refusal(_ text: String) -> AuthError? {
+        do throws(AuthError) {
+            try URLPolicy.check(URL(string: text)!)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("plain http to a non-loopback host is refused with .invalidRequest",
+          arguments: ["http://example.com/api", "http://10.0.0.1:8080/", "http://192.168.1.10/", "http://127.0.0.1.nip.io/",
+                      "http://localhost.example.com/", "http://[2001:db8::1]/", "http://0x7f.0.0.1/", "ftp://127.0.0.1/x"])
+    func refused(url: String) {
+        guard case .invalidRequest = refusal(url) else {
+            Issue.record("\(url) should be refused, got \(String(describing: refusal(url)))")
+            return
+        }
+    }
+
+    @Test("http to loopback and https anywhere are allowed",
+          arguments: ["http://127.0.0.1:8080/api", "http://127.1.2.3/", "http://[::1]:9000/x", "http://localhost/",
+                      "http://LOCALHOST:80/", "https://example.com/api", "https://10.0.0.1/"])
+    func allowedURLs(url: String) {
+        #expect(allowed(url), "\(url)")
+    }
+
+    @Test("the refusal message carries no user info or query")
+    func redactedMessage() {
+        let error = refusal("http://user:hunter2@example.com/x?token=abc")
+        #expect(error != nil)
+        #expect(!(error?.description.contains("hunter2") ?? true))
+        #expect(!(error?.description.contains("abc") ?? true))
+    }
+
+    let post = HTTPRequest(
+        method: "POST", url: URL(string: "https://api.example.com/submit")!,
+        headers: [("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Content-Type", "application/json"), ("X-Other", "1")],
+        body: Array("{}".utf8))
+
+    @Test("a cross-origin redirect drops Authorization and Cookie",
+          arguments: ["https://evil.example.net/x", "https://api.example.com:8443/x", "http://api.example.com/x"])
+    func crossOrigin(target: String) {
+        let next = AsyncHTTPTransport.redirected(post, to: URL(string: target)!, status: 307)
+        #expect(next.url.absoluteString == target)
+        #expect(next.header("Authorization") == nil)
+        #expect(next.header("Cookie") == nil)
+        #expect(next.header("X-Other") == "1")
+        #expect(next.method == "POST" && next.body == Array("{}".utf8))  // 307 keeps method and body
+    }
+
+    @Test("a same-origin redirect keeps Authorization")
+    func sameOrigin() {
+        for target in ["https://api.example.com/other", "https://API.example.com:443/other"] {
+            let next = AsyncHTTPTransport.redirected(post, to: URL(string: target)!, status: 308)
+            #expect(next.header("Authorization") == "Bearer secret", "\(target)")
+            #expect(next.method == "POST")
+        }
+    }
+
+    @Test("303 turns into a GET without a body (so do 301/302 after a POST)", arguments: [303, 302, 301])
+    func seeOther(status: Int) {
+        let next = AsyncHTTPTransport.redirected(post, to: URL(string: "https://api.example.com/result")!, status: status)
+        #expect(next.method == "GET")
+        #expect(next.body == nil)
+        #expect(next.header("Content-Type") == nil)
+        #expect(next.header("Authorization") == "Bearer secret")
+    }
+
+    @Test("sameOrigin compares scheme, host and effective port")
+    func sameOriginRule() {
+        func same(_ a: String, _ b: String) -> Bool { URLPolicy.sameOrigin(URL(string: a)!, URL(string: b)!) }
+        #expect(same("https://a.example/x", "https://A.EXAMPLE:443/y"))
+        #expect(same("http://127.0.0.1/x", "http://127.0.0.1:80/y"))
+        #expect(!same("https://a.example/x", "http://a.example/x"))
+        #expect(!same("https://a.example/x", "https://b.example/x"))
+        #expect(!same("http://127.0.0.1:8080/x", "http://127.0.0.1:8081/x"))
+    }
+}
+
+@Suite("AuthError and the provider's classification")
+struct AuthErrorTests {
+    @Test("transient: network, 5xx, 429, 408 and a garbled success reply; not auth, 4xx or configuration")
+    func transient() {
+        #expect(AuthError.network("x").isTransient)
+        #expect(AuthError.server(status: 500, message: "x").isTransient)
+        #expect(AuthError.server(status: 503, message: "x").isTransient)
+        #expect(AuthError.server(status: 429, message: "x").isTransient)
+        #expect(AuthError.server(status: 200, message: "not JSON").isTransient)
+        #expect(!AuthError.server(status: 400, message: "x").isTransient)
+        #expect(!AuthError.authentication("x").isTransient)
+        #expect(!AuthError.configuration("x").isTransient)
+        #expect(!AuthError.invalidRequest("x").isTransient)
+    }
+
+    func response(_ status: Int, _ message: String?) -> HTTPResponse {
+        let body = message.map { #"{"code":\#(status),"message":"\#($0)"}"# } ?? "<html>oops</html>"
+        return HTTPResponse(status: status, body: Array(body.utf8))
+    }
+
+    @Test("the reference API's answers are classified")
+    func classification() {
+        #expect(ReferenceAPIProvider.classify(response(401, "invalid refresh token"), what: "refresh")
+            == .authentication("refresh rejected: invalid refresh token"))
+        #expect(ReferenceAPIProvider.classify(response(400, "wrong login or password"), what: "login")
+            == .authentication("login rejected: wrong login or password"))
+        #expect(ReferenceAPIProvider.classify(response(500, "internal server error"), what: "refresh").isTransient)
+        let html = ReferenceAPIProvider.classify(response(502, nil), what: "refresh")
+        #expect(html == .server(status: 502, message: "refresh failed: no error message"))
+        #expect(!ReferenceAPIProvider.classify(response(400, "bad request"), what: "login").isTransient)
+    }
+
+    @Test("the provider turns a garbled 200 into a transient .server error and 500 into .server(500)")
+    func providerOverFakeTransport() async {
+        let clock = ManualClock()
+        let replies = Recorder<Int>()
+        let transport = FakeTransport { _ in
+            replies.append(1)
+            return replies.count == 1
+                ? HTTPResponse(status: 200, body: Array("not json".utf8))
+                : HTTPResponse(status: 500, body: Array(#"{"code":500,"message":"internal server error"}"#.utf8))
+        }
+        let provider = ReferenceAPIProvider(baseURL: URL(string: "https://auth.example.test")!, transport: transport, clock: clock)
+        let tokens = TokenSet(
+            accessToken: Secret("a"), accessTokenExpiry: clock.now(), refreshToken: Secret("r"), refreshTokenExpiry: nil,
+            obtainedAt: clock.now())
+        let garbled = await caughtError { () async throws(AuthError) in try await provider.refresh(tokens) }
+        let failed = await caughtError { () async throws(AuthError) in try await provider.refresh(tokens) }
+        #expect(garbled?.isTransient == true, "\(String(describing: garbled))")
+        #expect(failed == .server(status: 500, message: "refresh failed: internal server error"))
+        #expect(transport.requests.all.map(\.url.path) == ["/api/refresh_tokens", "/api/refresh_tokens"])
+        #expect(transport.requests.all.first?.header("Authorization") == "Bearer r")
+    }
+
+    @Test("the provider corrects expiries by the Date header's skew")
+    func providerSkew() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 784_111_777 + 600))  // ten minutes ahead
+        let transport = FakeTransport { _ in
+            let body = #"{"accessToken":"A","accessTokenExpire":784111837000,"refreshToken":"R","refreshTokenExpire":784112077000}"#
+            return HTTPResponse(status: 200, headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: Array(body.utf8))
+        }
+        let provider = ReferenceAPIProvider(baseURL: URL(string: "https://auth.example.test")!, transport: transport, clock: clock)
+        let tokens = try await provider.login(account: "ann", password: Secret("pw"))
+        // 60 s of access lifetime and 300 s of refresh lifetime, on the local clock.
+        #expect(abs(tokens.accessTokenExpiry.timeIntervalSince(clock.now()) - 60) <= 1)
+        #expect(abs((tokens.refreshTokenExpiry?.timeIntervalSince(clock.now()) ?? 0) - 300) <= 1)
+        #expect(tokens.freshness(at: clock.now()) == .fresh)
+        let body = try #require(transport.requests.all.first?.body)
+        let sent = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
+        #expect(sent == ["login": "ann", "password": "pw"])
+    }
+}
