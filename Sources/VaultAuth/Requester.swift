@@ -67,6 +67,7 @@ public actor Requester {
     private let onEvent: @Sendable (RequesterEvent) -> Void
 
     private var tokens: TokenSet?
+    private var bearerCache: (token: Secret, header: String)?
     private var refreshTask: Task<Result<TokenSet, AuthError>, Never>?
     private var loadTask: Task<Result<TokenSet?, AuthError>, Never>?
 
@@ -88,26 +89,40 @@ public actor Requester {
 
     /// Sends `request` with `Authorization: Bearer <access token>` and returns the
     /// response, whatever its status, unless authentication fails for good.
-    public func send(_ request: HTTPRequest) async throws(AuthError) -> HTTPResponse {
+    ///
+    /// Only the token bookkeeping runs on the actor; the HTTP exchanges run outside it, so
+    /// concurrent requests do not queue behind each other's responses.
+    public nonisolated func send(_ request: HTTPRequest) async throws(AuthError) -> HTTPResponse {
         try URLPolicy.check(request.url)
-        let used = try await usableTokens()
-        let response = try await transport.send(authorized(request, with: used), timeout: configuration.requestTimeout)
+        let (used, header) = try await authorizationForRequest()
+        let response = try await transport.send(request.setting("Authorization", to: header), timeout: configuration.requestTimeout)
         guard response.status == 401 else { return response }
 
-        let replacement: TokenSet
-        if let current = tokens, current.accessToken != used.accessToken {
-            logger.debug("401 for a token that was replaced meanwhile; replaying with the current one")
-            replacement = try await usableTokens()
-        } else {
-            logger.debug("401 for the current token; refreshing once")
-            replacement = try await refreshedTokens(replacing: used)
-        }
+        let replacement = try await tokensAfter401(for: used)
         emit(.replayedAfter401)
-        let replayed = try await transport.send(authorized(request, with: replacement), timeout: configuration.requestTimeout)
+        let replayed = try await transport.send(
+            request.setting("Authorization", to: "Bearer \(replacement.accessToken.utf8String ?? "")"),
+            timeout: configuration.requestTimeout)
         guard replayed.status != 401 else {
             throw .authentication("the server rejects the account's new access token too")
         }
         return replayed
+    }
+
+    /// The tokens to send and their `Authorization` header.
+    private func authorizationForRequest() async throws(AuthError) -> (TokenSet, String) {
+        let tokens = try await usableTokens()
+        return (tokens, bearer(for: tokens))
+    }
+
+    /// After a 401 for `used`: the tokens that replaced it meanwhile, or one refresh.
+    private func tokensAfter401(for used: TokenSet) async throws(AuthError) -> TokenSet {
+        if let current = tokens, current.accessToken != used.accessToken {
+            logger.debug("401 for a token that was replaced meanwhile; replaying with the current one")
+            return try await usableTokens()
+        }
+        logger.debug("401 for the current token; refreshing once")
+        return try await refreshedTokens(replacing: used)
     }
 
     /// A valid access token, refreshed first if needed (`vault token`).
@@ -230,9 +245,13 @@ public actor Requester {
         return new
     }
 
-    private func authorized(_ request: HTTPRequest, with tokens: TokenSet) -> HTTPRequest {
-        request.setting("Authorization", to: "Bearer \(tokens.accessToken.utf8String ?? "")")
+    /// `Bearer <token>`, built once per access token rather than once per request.
+    private func bearer(for tokens: TokenSet) -> String {
+        if let cached = bearerCache, cached.token == tokens.accessToken { return cached.header }
+        let header = "Bearer \(tokens.accessToken.utf8String ?? "")"
+        bearerCache = (tokens.accessToken, header)
+        return header
     }
 
-    private func emit(_ event: RequesterEvent) { onEvent(event) }
+    private nonisolated func emit(_ event: RequesterEvent) { onEvent(event) }
 }

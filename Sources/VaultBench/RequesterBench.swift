@@ -54,7 +54,7 @@ enum RequesterBench {
                           columns: ["client", "round", "requests/s", "ratio to raw"])
         var rawRates: [Double] = []
         var requesterRates: [Double] = []
-        for round in 1...3 {
+        for round in 1...5 {
             let rawRate = try await rate(total: total, concurrency: concurrency) {
                 var request = HTTPClientRequest(url: target.absoluteString)
                 request.headers.add(name: "Authorization", value: header)
