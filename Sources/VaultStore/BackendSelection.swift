@@ -12,10 +12,14 @@ public enum BackendKind: String, Sendable, CaseIterable {
 public struct BackendDecision: Sendable, Equatable, CustomStringConvertible {
     public var kind: BackendKind
     public var reason: String
+    /// True when choosing already saw the Secret Service answer, so opening the store
+    /// need not ask again.
+    public var serviceAnswered: Bool
 
-    public init(kind: BackendKind, reason: String) {
+    public init(kind: BackendKind, reason: String, serviceAnswered: Bool = false) {
         self.kind = kind
         self.reason = reason
+        self.serviceAnswered = serviceAnswered
     }
 
     public var description: String { "\(kind.rawValue): \(reason)" }
@@ -61,7 +65,7 @@ public enum BackendSelection {
                 + Double(probe.elapsed.components.seconds) * 1000
             let took = "probe \((milliseconds * 10).rounded() / 10) ms"
             if probe.available {
-                return BackendDecision(kind: .secretService, reason: "auto: \(probe.reason) (\(took))")
+                return BackendDecision(kind: .secretService, reason: "auto: \(probe.reason) (\(took))", serviceAnswered: true)
             }
             return BackendDecision(kind: .file, reason: "auto: \(probe.reason) (\(took))")
         }

@@ -44,9 +44,13 @@ public final class SecretServiceStore: SecureStore {
     ///
     /// - Parameter timeout: how long the service may take to answer the first call, and
     ///   each later lock-state check.
+    /// - Parameter alreadyProbed: skip the check because `BackendSelection` just made it
+    ///   (`BackendDecision.serviceAnswered`); one D-Bus round trip less on every command.
     /// - Throws: `VaultError.backendUnavailable` when there is no session bus address, the
     ///   bus does not answer, or nobody owns `org.freedesktop.secrets`.
-    public init(timeout: Duration = .seconds(3)) throws(VaultError) {
+    public init(timeout: Duration = .seconds(3), alreadyProbed: Bool = false) throws(VaultError) {
+        callTimeoutMilliseconds = SecretServiceProbe.milliseconds(timeout)
+        if alreadyProbed { return }
         var environment: [String: String] = [:]
         if let address = SecretServiceProbe.currentProcessBusAddress() {
             environment[SecretServiceProbe.busAddressVariable] = address
@@ -55,7 +59,6 @@ public final class SecretServiceStore: SecureStore {
         guard outcome.available else {
             throw .backendUnavailable("Secret Service: \(outcome.reason) (use --backend file)")
         }
-        callTimeoutMilliseconds = SecretServiceProbe.milliseconds(timeout)
     }
 
     // MARK: SecureStore
