@@ -16,65 +16,57 @@ public struct AccountItems: Sendable {
         self.account = account
     }
 
-    public var passwordKey: CredentialKey { CredentialKey(server: server, account: account, kind: .password) }
-    public var tokensKey: CredentialKey { CredentialKey(server: server, account: account, kind: .tokens) }
-    public var settingsKey: CredentialKey { CredentialKey(server: server, account: account, kind: .settings) }
+    public var passwordKey: CredentialKey { key(.password) }
+    public var tokensKey: CredentialKey { key(.tokens) }
+    public var settingsKey: CredentialKey { key(.settings) }
 
     /// The stored tokens, or nil (a damaged token item counts as none).
     public func loadTokens() async throws(AuthError) -> TokenSet? {
-        let store = self.store
-        let key = tokensKey
-        let item = try await offload { () throws(VaultError) in try store.load(key) }
-        return item.flatMap { TokenSet(encoded: $0.secret) }
+        try await load(.tokens).flatMap { TokenSet(encoded: $0.secret) }
     }
 
     public func saveTokens(_ tokens: TokenSet) async throws(AuthError) {
-        let store = self.store
-        let credential = Credential(key: tokensKey, secret: tokens.encoded())
-        try await offload { () throws(VaultError) in try store.save(credential) }
+        try await save(Credential(key: tokensKey, secret: tokens.encoded()))
     }
 
-    public func removeTokens() async throws(AuthError) {
-        let store = self.store
-        let key = tokensKey
-        try await offload { () throws(VaultError) in try store.remove(key) }
-    }
+    public func removeTokens() async throws(AuthError) { try await remove(.tokens) }
 
     /// The stored password, or nil.
-    public func loadPassword() async throws(AuthError) -> Secret? {
-        let store = self.store
-        let key = passwordKey
-        return try await offload { () throws(VaultError) in try store.load(key)?.secret }
-    }
+    public func loadPassword() async throws(AuthError) -> Secret? { try await load(.password)?.secret }
 
     public func savePassword(_ password: Secret, label: String? = nil) async throws(AuthError) {
-        let store = self.store
-        let credential = Credential(key: passwordKey, secret: password, label: label)
-        try await offload { () throws(VaultError) in try store.save(credential) }
+        try await save(Credential(key: passwordKey, secret: password, label: label))
     }
 
-    public func removePassword() async throws(AuthError) {
-        let store = self.store
-        let key = passwordKey
-        try await offload { () throws(VaultError) in try store.remove(key) }
-    }
+    public func removePassword() async throws(AuthError) { try await remove(.password) }
 
     /// The stored secret of kind `.settings` (a JSON document), or nil.
-    public func loadSettingsData() async throws(AuthError) -> [UInt8]? {
-        let store = self.store
-        let key = settingsKey
-        return try await offload { () throws(VaultError) in try store.load(key)?.secret.bytes }
-    }
+    public func loadSettingsData() async throws(AuthError) -> [UInt8]? { try await load(.settings)?.secret.bytes }
 
     public func saveSettingsData(_ data: [UInt8]) async throws(AuthError) {
+        try await save(Credential(key: settingsKey, secret: Secret(bytes: data)))
+    }
+
+    public func removeSettings() async throws(AuthError) { try await remove(.settings) }
+
+    // MARK: - The three store operations, off the concurrency pool
+
+    private func key(_ kind: ItemKind) -> CredentialKey { CredentialKey(server: server, account: account, kind: kind) }
+
+    private func load(_ kind: ItemKind) async throws(AuthError) -> Credential? {
         let store = self.store
-        let credential = Credential(key: settingsKey, secret: Secret(bytes: data))
+        let key = key(kind)
+        return try await offload { () throws(VaultError) in try store.load(key) }
+    }
+
+    private func save(_ credential: Credential) async throws(AuthError) {
+        let store = self.store
         try await offload { () throws(VaultError) in try store.save(credential) }
     }
 
-    public func removeSettings() async throws(AuthError) {
+    private func remove(_ kind: ItemKind) async throws(AuthError) {
         let store = self.store
-        let key = settingsKey
+        let key = key(kind)
         try await offload { () throws(VaultError) in try store.remove(key) }
     }
 }

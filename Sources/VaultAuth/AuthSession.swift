@@ -61,10 +61,12 @@ public struct AuthSession: Sendable {
     }
 
     /// A Requester for this account, with silent re-login when the policy allows it.
-    public func requester(onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }) async throws(AuthError)
-        -> Requester
-    {
-        let settings = try await settings()
+    /// Pass `settings` when they were read already, so the store is not read twice.
+    public func requester(
+        settings known: LoginSettings? = nil, onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }
+    ) async throws(AuthError) -> Requester {
+        let settings: LoginSettings
+        if let known { settings = known } else { settings = try await self.settings() }
         return Requester(
             account: items, provider: try provider(for: settings), transport: transport, clock: clock,
             configuration: configuration,

@@ -45,7 +45,7 @@ struct RequestCommand: AsyncParsableCommand {
                 let request = HTTPRequest(
                     method: method.uppercased(), url: try session.resolve(target, settings: settings), headers: parsedHeaders,
                     body: body)
-                return try await session.requester(onEvent: { if verbose { EventReport.note($0) } }).send(request)
+                return try await session.requester(settings: settings, onEvent: { if verbose { EventReport.note($0) } }).send(request)
             }
             Terminal.write(response.body)
             guard response.isSuccess else {

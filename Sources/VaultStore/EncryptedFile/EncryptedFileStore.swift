@@ -77,7 +77,8 @@ public final class EncryptedFileStore: SecureStore {
     }
 
     public func remove(_ key: CredentialKey) throws(VaultError) {
-        guard try FileOperations.readPrivateFile(path) != nil else { return }
+        // Nothing to remove without a file; do not create the directory or the lock file.
+        guard FileOperations.exists(path) else { return }
         try mutate { items throws(VaultError) in items.removeValue(forKey: key) != nil }
     }
 

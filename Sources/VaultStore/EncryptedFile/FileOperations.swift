@@ -20,6 +20,12 @@ enum FileOperations {
         return String(path[path.index(after: slash)...])
     }
 
+    /// True when something exists at `path` (without following a final symlink).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
     /// The file's bytes, or nil when it does not exist. Refuses a file that the group or
     /// others can read or write, and anything that is not a regular file.
     static func readPrivateFile(_ path: String) throws(VaultError) -> [UInt8]? {
