@@ -54,10 +54,13 @@ struct APIEndpointTests {
 
             expectError(try await client.developers(nil), status: 401, message: AuthServerMessages.invalidAccessToken)
             expectError(try await client.developers("not-a-jwt"), status: 401, message: AuthServerMessages.invalidAccessToken)
-            // Tampered signature.
-            var tampered = user.accessToken
-            let last = tampered.removeLast()
-            tampered.append(last == "A" ? "B" : "A")
+            // Tampered signature: change its first character. (Not the last one: in
+            // base64url the last character of a 32-byte signature carries two padding
+            // bits, so "A" -> "B" there can leave the decoded signature unchanged.)
+            var characters = Array(user.accessToken)
+            let signatureStart = characters.lastIndex(of: ".")! + 1
+            characters[signatureStart] = characters[signatureStart] == "A" ? "B" : "A"
+            let tampered = String(characters)
             expectError(try await client.developers(tampered), status: 401, message: AuthServerMessages.invalidAccessToken)
             // Not a Bearer header.
             let basic = try await RawHTTP.request(
