@@ -33,7 +33,7 @@ public struct AuthSession: Sendable {
         }
         switch settings.provider {
         case .reference:
-            return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock)
+            return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock, logger: logger)
         case .oauth2:
             return try OAuth2Provider(settings: settings, transport: transport, clock: clock)
         }
@@ -81,20 +81,11 @@ public struct AuthSession: Sendable {
         if forgetPassword { try await items.removePassword() }
     }
 
-    /// The URL for `target`: a path is resolved against the server URL; an absolute URL
-    /// must have the server's origin (the token is never sent anywhere else).
+    /// The URL for `target` on the account's server (see `RequestTarget`): a path or a
+    /// query is resolved against the server URL; an absolute URL must have the server's
+    /// origin. The `Requester` checks the origin again on what it actually sends.
     public func resolve(_ target: String, settings: LoginSettings) throws(AuthError) -> URL {
         guard let base = URL(string: settings.serverURL) else { throw .invalidRequest("not a URL: \(settings.serverURL)") }
-        if target.contains("://") {
-            guard let url = URL(string: target) else { throw .invalidRequest("not a URL: \(target)") }
-            guard URLPolicy.sameOrigin(url, base) else {
-                throw .invalidRequest("refusing to send \(items.server)'s token to another origin (\(url.host ?? "?"))")
-            }
-            return url
-        }
-        let path = target.hasPrefix("/") ? String(target.dropFirst()) : target
-        guard let url = URL(string: path, relativeTo: base.absoluteString.hasSuffix("/") ? base : URL(string: base.absoluteString + "/"))
-        else { throw .invalidRequest("not a path: \(target)") }
-        return url.absoluteURL
+        return try RequestTarget.resolve(target, against: base)
     }
 }

@@ -27,11 +27,27 @@ public struct ShiftedClock: AuthClock {
 /// can only move expiries *earlier* on the local clock, never later: a slow response
 /// never makes an expired token look valid. Estimates within ±1.5 s are taken as zero
 /// (the clocks agree as far as one-second dates can tell).
+///
+/// The correction is capped at `maximumOffset` (one day) either way: a `Date` header a
+/// year off is more likely a broken server than a broken local clock, and an uncapped
+/// correction would make every token look expired (a refresh on every request) or valid
+/// for a year. `isCapped` says when the cap applied, for `--verbose`.
 public struct ClockSkew: Sendable, Equatable {
-    /// Server time minus local time, in seconds.
+    /// Server time minus local time, in seconds (at most `maximumOffset` either way).
     public let offset: TimeInterval
+    /// The offset that was measured, before the cap.
+    public let measuredOffset: TimeInterval
 
-    public init(offset: TimeInterval) { self.offset = offset }
+    /// The largest correction applied, in seconds either way.
+    public static let maximumOffset: TimeInterval = 86_400
+
+    public init(offset: TimeInterval) {
+        self.measuredOffset = offset
+        self.offset = min(max(offset, -Self.maximumOffset), Self.maximumOffset)
+    }
+
+    /// True when the measured offset was larger than `maximumOffset`.
+    public var isCapped: Bool { offset != measuredOffset }
 
     public static let none = ClockSkew(offset: 0)
 

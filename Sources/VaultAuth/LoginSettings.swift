@@ -32,14 +32,15 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     public var serverURL: String
     public var tokenURL: String?
     public var clientID: String?
-    public var clientSecret: String?
+    /// The OAuth client secret: a `Secret`, so `print`, `dump` and logs never show it.
+    public var clientSecret: Secret?
     public var clientAuthentication: ClientAuthentication
     public var grant: Grant
     public var scope: String?
 
     public init(
         provider: ProviderKind = .reference, serverURL: String, tokenURL: String? = nil, clientID: String? = nil,
-        clientSecret: String? = nil, clientAuthentication: ClientAuthentication = .basic, grant: Grant = .password,
+        clientSecret: Secret? = nil, clientAuthentication: ClientAuthentication = .basic, grant: Grant = .password,
         scope: String? = nil
     ) {
         self.provider = provider
@@ -55,6 +56,36 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     public var description: String {
         "LoginSettings(provider: \(provider.rawValue), server: \(serverURL), tokenURL: \(tokenURL ?? "-"), "
             + "clientID: \(clientID ?? "-"), clientSecret: \(clientSecret == nil ? "none" : "<redacted>"), grant: \(grant.rawValue))"
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case provider, serverURL, tokenURL, clientID, clientSecret, clientAuthentication, grant, scope
+    }
+
+    /// The stored form keeps the client secret as a string (the whole document is the
+    /// secret of a `.settings` item, inside the secure store).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(serverURL, forKey: .serverURL)
+        try container.encodeIfPresent(tokenURL, forKey: .tokenURL)
+        try container.encodeIfPresent(clientID, forKey: .clientID)
+        try container.encodeIfPresent(clientSecret?.utf8String, forKey: .clientSecret)
+        try container.encode(clientAuthentication, forKey: .clientAuthentication)
+        try container.encode(grant, forKey: .grant)
+        try container.encodeIfPresent(scope, forKey: .scope)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        provider = try container.decode(ProviderKind.self, forKey: .provider)
+        serverURL = try container.decode(String.self, forKey: .serverURL)
+        tokenURL = try container.decodeIfPresent(String.self, forKey: .tokenURL)
+        clientID = try container.decodeIfPresent(String.self, forKey: .clientID)
+        clientSecret = try container.decodeIfPresent(String.self, forKey: .clientSecret).map { Secret($0) }
+        clientAuthentication = try container.decode(ClientAuthentication.self, forKey: .clientAuthentication)
+        grant = try container.decode(Grant.self, forKey: .grant)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
     }
 
     func encoded() -> [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }

@@ -11,6 +11,27 @@ import VaultStore
 /// the store under it, so a second process adopts the first one's rotated tokens
 /// instead of spending the old refresh token again.
 public final class RefreshLock: Sendable {
+    /// Where an account's refresh lock lives.
+    public enum Placement: Sendable, Equatable {
+        /// The store's own lock directory when it has one (beside the vault file), else
+        /// the user's (`perUserDirectory`). The default: every process of the user shares
+        /// one refresh, whatever session it runs in.
+        case automatic
+        /// A directory of the caller's choosing (created 0700 when missing).
+        case directory(String)
+        /// No cross-process lock: single flight within this process only.
+        case inProcessOnly
+
+        /// The directory for an account kept in `store`, or nil for in-process only.
+        public func directory(for store: any SecureStore) -> String? {
+            switch self {
+            case .automatic: store.lockDirectory ?? RefreshLock.perUserDirectory()
+            case .directory(let path): path
+            case .inProcessOnly: nil
+            }
+        }
+    }
+
     private let fd: Int32
 
     private init(fd: Int32) { self.fd = fd }
@@ -29,15 +50,50 @@ public final class RefreshLock: Sendable {
         return "\(directory)/refresh-\(String(hasher.value, radix: 16)).lock"
     }
 
-    /// Waits (polling, off the concurrency pool) until the lock is held, at most `timeout`.
+    /// The user's lock directory: `$VAULT_LOCK_DIR`, else `HOME/.cache/vault/locks` with
+    /// HOME taken from the user's account (the password database), not from the session,
+    /// so a desktop shell, a cron job and a systemd service of one user share it.
+    public static func perUserDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let explicit = environment["VAULT_LOCK_DIR"], explicit.hasPrefix("/") { return explicit }
+        var home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
+            let fromAccount = String(cString: directory)
+            if fromAccount.hasPrefix("/"), fromAccount != "/", access(fromAccount, W_OK) == 0 { home = fromAccount }
+        }
+        return home + "/.cache/vault/locks"
+    }
+
+    /// Creates `directory` (and missing parents) 0700, and refuses one that is a symlink,
+    /// is not a directory, belongs to another user, or that the group or others can use.
+    static func preparePrivateDirectory(_ directory: String) throws(VaultError) {
+        var info = stat()
+        if lstat(directory, &info) != 0 {
+            let parent = (directory as NSString).deletingLastPathComponent
+            if !parent.isEmpty, parent != directory, lstat(parent, &info) != 0 { try preparePrivateDirectory(parent) }
+            if mkdir(directory, 0o700) != 0, errno != EEXIST {
+                throw .backendUnavailable("cannot create the lock directory \(directory): \(String(cString: strerror(errno)))")
+            }
+            guard lstat(directory, &info) == 0 else {
+                throw .backendUnavailable("cannot create the lock directory \(directory): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .permission("refusing the lock directory \(directory): it is not a directory (or is a symlink)")
+        }
+        guard info.st_uid == getuid() else {
+            throw .permission("refusing the lock directory \(directory): it belongs to user \(info.st_uid), not to you")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw .permission("refusing the lock directory \(directory): other users can use it; run: chmod 700 \(directory)")
+        }
+    }
+
+    /// Waits (polling, off the concurrency pool) until the lock is held, at most `timeout`;
+    /// then throws an error that names the lock file (exit 4).
     public static func acquire(path: String, timeout: Duration) async throws(AuthError) -> RefreshLock {
         let fd = try await offload { () throws(VaultError) -> Int32 in
-            let directory = (path as NSString).deletingLastPathComponent
-            if !FileManager.default.fileExists(atPath: directory) {
-                try? FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            try preparePrivateDirectory((path as NSString).deletingLastPathComponent)
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else {
                 throw .backendUnavailable("cannot open the lock file \(path): \(String(cString: strerror(errno)))")
             }
@@ -51,7 +107,7 @@ public final class RefreshLock: Sendable {
             }
             guard ContinuousClock.now < deadline else {
                 close(fd)
-                throw .network("another process has held the refresh lock for more than \(timeout)")
+                throw .store(.backendUnavailable("gave up after \(timeout) waiting for the refresh lock \(path), held by another process"))
             }
             try? await Task.sleep(for: .milliseconds(5))
         }

@@ -14,6 +14,13 @@ public enum RequesterEvent: Sendable, Equatable {
     case loggedInAgain
     /// A 401 led to one replay of the request.
     case replayedAfter401
+    /// New tokens could not be written to the store: they are kept in memory and the save
+    /// is tried again on the next use (the message says why it failed).
+    case tokensNotSaved(String)
+    /// A redirect within the server's origin was followed (with the token).
+    case followedRedirect
+    /// A redirect to another origin was followed without the token.
+    case followedRedirectWithoutToken
 }
 
 /// Logs in again when a refresh fails for good (see `SilentReauthenticator`).
@@ -25,6 +32,11 @@ public protocol Reauthenticating: Sendable {
 
 /// Sends HTTP requests with an account's access token and keeps that token valid.
 ///
+/// - The token goes only to the account's origin (`AccountItems.server`: scheme, host and
+///   port, see `Origin`): a request for any other origin is refused before anything is
+///   sent. Redirects are followed here, by `RedirectRule`, whatever the transport: within
+///   the origin with the token, to another origin without it (and never with a body).
+///   Only a 401 answered to a request that carried the token counts as a rejected token.
 /// - Before sending, a `stale` token (within the leeway of expiry) or an `expired` one is
 ///   refreshed. When a stale token cannot be refreshed for a transient reason, the
 ///   still-valid token is used.
@@ -45,15 +57,15 @@ public actor Requester {
         public var requestTimeout: Duration = .seconds(30)
         /// How long to wait for another process's refresh.
         public var lockTimeout: Duration = .seconds(60)
-        /// Directory of the cross-process lock files (nil: in-process single flight only).
-        public var lockDirectory: String?
+        /// Where the cross-process refresh lock lives (default: `.automatic`).
+        public var lock: RefreshLock.Placement
 
         public init(leeway: TimeInterval = TokenSet.defaultLeeway, requestTimeout: Duration = .seconds(30),
-                    lockTimeout: Duration = .seconds(60), lockDirectory: String? = nil) {
+                    lockTimeout: Duration = .seconds(60), lock: RefreshLock.Placement = .automatic) {
             self.leeway = leeway
             self.requestTimeout = requestTimeout
             self.lockTimeout = lockTimeout
-            self.lockDirectory = lockDirectory
+            self.lock = lock
         }
     }
 
@@ -67,6 +79,9 @@ public actor Requester {
     private let onEvent: @Sendable (RequesterEvent) -> Void
 
     private var tokens: TokenSet?
+    /// Tokens in `tokens` that the store has not accepted yet (the server has rotated, so
+    /// losing them would force a password login).
+    private var unsavedTokens: TokenSet?
     private var bearerCache: (token: Secret, header: String)?
     private var refreshTask: Task<Result<TokenSet, AuthError>, Never>?
     private var loadTask: Task<Result<TokenSet?, AuthError>, Never>?
@@ -90,23 +105,54 @@ public actor Requester {
     /// Sends `request` with `Authorization: Bearer <access token>` and returns the
     /// response, whatever its status, unless authentication fails for good.
     ///
-    /// Only the token bookkeeping runs on the actor; the HTTP exchanges run outside it, so
-    /// concurrent requests do not queue behind each other's responses.
+    /// Throws `.invalidRequest` before sending anything when `request.url` is not on the
+    /// account's origin (or breaks `URLPolicy`). Only the token bookkeeping runs on the
+    /// actor; the HTTP exchanges run outside it, so concurrent requests do not queue
+    /// behind each other's responses.
     public nonisolated func send(_ request: HTTPRequest) async throws(AuthError) -> HTTPResponse {
-        try URLPolicy.check(request.url)
+        try checkOrigin(request.url)
         let (used, header) = try await authorizationForRequest()
-        let response = try await transport.send(request.setting("Authorization", to: header), timeout: configuration.requestTimeout)
-        guard response.status == 401 else { return response }
+        let first = try await exchange(request.setting("Authorization", to: header))
+        guard first.rejectedToken else { return first.response }
 
         let replacement = try await tokensAfter401(for: used)
         emit(.replayedAfter401)
-        let replayed = try await transport.send(
-            request.setting("Authorization", to: "Bearer \(replacement.accessToken.utf8String ?? "")"),
-            timeout: configuration.requestTimeout)
-        guard replayed.status != 401 else {
+        let replayed = try await exchange(request.setting("Authorization", to: bearerHeader(replacement.accessToken)))
+        guard !replayed.rejectedToken else {
             throw .authentication("the server rejects the account's new access token too")
         }
-        return replayed
+        return replayed.response
+    }
+
+    /// Throws unless `url` is on the account's origin and allowed by `URLPolicy`.
+    nonisolated func checkOrigin(_ url: URL) throws(AuthError) {
+        try URLPolicy.check(url)
+        guard let target = Origin(url), let own = accountOrigin, target == own else {
+            let other = Origin(url).map(\.description) ?? "an unknown host"
+            throw .invalidRequest(
+                "refusing to send the token of \(TextEscaping.escaped(account.server)) to another origin (\(TextEscaping.escaped(other)))")
+        }
+    }
+
+    /// The account's origin: `account.server` as a URL, or `https://SERVER` for a bare host.
+    private nonisolated var accountOrigin: Origin? {
+        let server = account.server
+        return URL(string: server.contains("://") ? server : "https://\(server)").flatMap(Origin.init)
+    }
+
+    /// One request and the redirects `RedirectRule` allows. `rejectedToken` is true when
+    /// the final answer is a 401 to a request that still carried the token.
+    private nonisolated func exchange(_ request: HTTPRequest) async throws(AuthError) -> (response: HTTPResponse, rejectedToken: Bool) {
+        var current = request
+        for _ in 0...RedirectRule.maximumHops {
+            let response = try await transport.send(current, timeout: configuration.requestTimeout)
+            guard let next = try RedirectRule.next(after: current, response: response) else {
+                return (response, response.status == 401 && current.header("Authorization") != nil)
+            }
+            emit(next.header("Authorization") != nil ? .followedRedirect : .followedRedirectWithoutToken)
+            current = next
+        }
+        throw .network("more than \(RedirectRule.maximumHops) redirects")
     }
 
     /// The tokens to send and their `Authorization` header.
@@ -136,6 +182,7 @@ public actor Requester {
     // MARK: - Token state machine
 
     private func usableTokens() async throws(AuthError) -> TokenSet {
+        await retryUnsavedTokens()
         if tokens == nil {
             // The actor is reentrant: a load that started before a refresh finished must not
             // put the replaced tokens back in memory.
@@ -158,6 +205,19 @@ public actor Requester {
             }
         case .expired:
             return try await refreshedTokens(replacing: current)
+        }
+    }
+
+    /// Tries once more to store tokens an earlier save failed to store.
+    private func retryUnsavedTokens() async {
+        guard let pending = unsavedTokens else { return }
+        do throws(AuthError) {
+            try await account.saveTokens(pending)
+            if unsavedTokens == pending { unsavedTokens = nil }
+            logger.notice("stored the tokens that could not be stored before")
+        } catch {
+            logger.error("the new tokens are still not stored (\(error)); keeping them in memory")
+            emit(.tokensNotSaved(error.description))
         }
     }
 
@@ -211,14 +271,12 @@ public actor Requester {
     }
 
     private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> TokenSet {
-        var lock: RefreshLock?
-        if let directory = configuration.lockDirectory {
-            let path = RefreshLock.path(directory: directory, server: account.server, account: account.account)
-            lock = try await RefreshLock.acquire(path: path, timeout: configuration.lockTimeout)
-        }
+        let lock = try await takeCrossProcessLock()
         defer { withExtendedLifetime(lock) {} }
 
-        let stored = try await account.loadTokens()
+        // Tokens held only in memory are newer than anything stored: the store's are
+        // rotated away, so neither adopt nor refresh from them.
+        let stored = unsavedTokens == nil ? try await account.loadTokens() : nil
         if let stored, stored.accessToken != old.accessToken,
             stored.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh
         {
@@ -226,32 +284,59 @@ public actor Requester {
             emit(.adoptedStoredTokens)
             return stored
         }
-        let base = stored ?? old
-        let new: TokenSet
+        let new = try await refreshOrLogIn(from: stored ?? old)
+        await persist(new)
+        return new
+    }
+
+    /// The cross-process lock of this account's refresh, or nil for in-process only.
+    private func takeCrossProcessLock() async throws(AuthError) -> RefreshLock? {
+        guard let directory = configuration.lock.directory(for: account.store) else { return nil }
+        let path = RefreshLock.path(directory: directory, server: account.server, account: account.account)
+        return try await RefreshLock.acquire(path: path, timeout: configuration.lockTimeout)
+    }
+
+    /// A refresh with `base`'s refresh token, or, when that fails for good, a silent login.
+    private func refreshOrLogIn(from base: TokenSet) async throws(AuthError) -> TokenSet {
         do throws(AuthError) {
             guard base.canRefresh(at: clock.now()) else {
                 throw AuthError.authentication("the refresh token has expired")
             }
-            new = try await provider.refresh(base)
+            let new = try await provider.refresh(base)
             emit(.refreshed)
             logger.debug("refreshed the access token of \(account.account)")
+            return new
         } catch {
             guard case .authentication = error, let reauthenticator else { throw error }
             logger.notice("the refresh token is dead (\(error)); logging in again with the stored credentials")
-            new = try await reauthenticator.reauthenticate(account: account, provider: provider, after: error)
+            let new = try await reauthenticator.reauthenticate(account: account, provider: provider, after: error)
             emit(.loggedInAgain)
+            return new
         }
-        try await account.saveTokens(new)
-        return new
+    }
+
+    /// Stores `new`; when the store fails, keeps them as unsaved (retried on next use)
+    /// and reports it, rather than losing tokens the server has already rotated to.
+    private func persist(_ new: TokenSet) async {
+        do throws(AuthError) {
+            try await account.saveTokens(new)
+            unsavedTokens = nil
+        } catch {
+            logger.error("could not store the new tokens (\(error)); keeping them in memory and trying again on next use")
+            unsavedTokens = new
+            emit(.tokensNotSaved(error.description))
+        }
     }
 
     /// `Bearer <token>`, built once per access token rather than once per request.
     private func bearer(for tokens: TokenSet) -> String {
         if let cached = bearerCache, cached.token == tokens.accessToken { return cached.header }
-        let header = "Bearer \(tokens.accessToken.utf8String ?? "")"
+        let header = bearerHeader(tokens.accessToken)
         bearerCache = (tokens.accessToken, header)
         return header
     }
+
+    private nonisolated func bearerHeader(_ token: Secret) -> String { "Bearer \(token.utf8String ?? "")" }
 
     private nonisolated func emit(_ event: RequesterEvent) { onEvent(event) }
 }

@@ -25,11 +25,11 @@ enum RequesterBench {
     }
 
     static func session(_ url: URL, transport: any HTTPTransport, store: any SecureStore = InMemoryStore(),
-                        lockDirectory: String? = nil) -> AuthSession {
+                        lock: RefreshLock.Placement = .inProcessOnly) -> AuthSession {
         var quiet = Logger(label: "vault.bench")
         quiet.logLevel = .error
         return AuthSession(store: store, server: url.absoluteString, account: "bench", transport: transport,
-                           configuration: .init(lockDirectory: lockDirectory), logger: quiet)
+                           configuration: .init(lock: lock), logger: quiet)
     }
 
     // MARK: throughput

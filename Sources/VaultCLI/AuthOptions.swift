@@ -16,11 +16,24 @@ struct AuthOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds to wait for each HTTP request.", valueName: "seconds"))
     var timeout: Double = 30
 
+    /// The longest `--timeout` accepted: one day.
+    static let maximumTimeout: Double = 86_400
+
+    /// `--timeout` as a `Duration`, or `.invalidRequest` when it is not a number of
+    /// seconds above 0 and at most a day (`nan`, `inf`, `1e300`, `-1`).
+    func validatedTimeout() throws(AuthError) -> Duration {
+        guard timeout.isFinite, timeout > 0, timeout <= Self.maximumTimeout else {
+            throw .invalidRequest("--timeout must be a number of seconds above 0 and at most \(Int(Self.maximumTimeout))")
+        }
+        return .milliseconds(max(1, Int((timeout * 1000).rounded())))
+    }
+
     /// Runs `body` with a session on the selected store; shuts the HTTP client down after.
     func withSession<T: Sendable>(
         _ store: StoreOptions, _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
         guard !account.isEmpty else { throw .invalidRequest("the account must not be empty") }
+        let requestTimeout = try validatedTimeout()
         guard let url = URL(string: server), url.host != nil else {
             throw .invalidRequest("--server must be a URL such as https://auth.example.com")
         }
@@ -35,8 +48,7 @@ struct AuthOptions: ParsableArguments {
             throw .store(error)
         }
         let transport = AsyncHTTPTransport()
-        var configuration = Requester.Configuration(requestTimeout: .milliseconds(Int(timeout * 1000)))
-        configuration.lockDirectory = LockDirectory.path(for: decision, options: store)
+        let configuration = Requester.Configuration(requestTimeout: requestTimeout)
         var logger = Logger(label: "vault")
         logger.logLevel = store.verbose ? .info : .warning
         let session = AuthSession(
@@ -50,22 +62,6 @@ struct AuthOptions: ParsableArguments {
         }
         await transport.shutdown()
         return try result.get()
-    }
-}
-
-/// Where the cross-process refresh locks live: beside the vault file for the file
-/// backend; under `$XDG_RUNTIME_DIR/vault` (else `~/.cache/vault`) for the Secret Service.
-enum LockDirectory {
-    static func path(for decision: BackendDecision, options: StoreOptions) -> String {
-        let environment = options.environment
-        switch decision.kind {
-        case .file, .auto:
-            let file = EncryptedFileStore.defaultPath(environment: environment)
-            return (file as NSString).deletingLastPathComponent
-        case .secretService:
-            if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return "\(runtime)/vault" }
-            return "\(environment["HOME"] ?? "/tmp")/.cache/vault"
-        }
     }
 }
 

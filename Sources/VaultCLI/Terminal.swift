@@ -12,11 +12,11 @@ enum Terminal {
         write(Array((line + "\n").utf8))
     }
 
-    /// One line on stderr, prefixed with `vault: `; newlines are folded so an error
-    /// stays one line.
+    /// One line on stderr, prefixed with `vault: `. Control characters (newlines, escape
+    /// sequences from a server's message or a keyring label) are shown escaped, so an
+    /// error stays one line and nothing reaches the terminal raw.
     static func note(_ message: String) {
-        let line = message.replacingOccurrences(of: "\n", with: " ")
-        FileHandle.standardError.write(Data("vault: \(line)\n".utf8))
+        FileHandle.standardError.write(Data("vault: \(TextEscaping.escaped(message))\n".utf8))
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

@@ -24,9 +24,16 @@ public protocol SecureStore: Sendable {
 
     /// The items, optionally only those of `server`, without their secrets.
     func list(server: String?) throws(VaultError) -> [CredentialInfo]
+
+    /// A directory that every process using this same store can reach, for their
+    /// cross-process locks (the vault file's directory), or nil when the store has no
+    /// place of its own (a keyring): callers then use a per-user directory.
+    var lockDirectory: String? { get }
 }
 
 extension SecureStore {
+    public var lockDirectory: String? { nil }
+
     /// Loads the item of `account` on `server`.
     public func load(server: String, account: String) throws(VaultError) -> Credential? {
         try load(CredentialKey(server: server, account: account))

@@ -160,7 +160,7 @@ extension LiveServerTests {
                 func requester(_ events: Recorder<RequesterEvent>) -> Requester {
                     Requester(
                         account: live.account(in: fileStore(file)), provider: live.provider(), transport: live.transport,
-                        configuration: Requester.Configuration(lockDirectory: locks), onEvent: { events.append($0) })
+                        configuration: Requester.Configuration(lock: .directory(locks)), onEvent: { events.append($0) })
                 }
                 let a = requester(eventsA)
                 let b = requester(eventsB)

@@ -30,7 +30,7 @@ struct RequesterStateMachineTests {
             let sink = events ?? self.events
             return Requester(
                 account: account, provider: provider, transport: transport, clock: clock,
-                configuration: Requester.Configuration(lockDirectory: lockDirectory),
+                configuration: Requester.Configuration(lock: lockDirectory.map { .directory($0) } ?? .inProcessOnly),
                 onEvent: { sink.append($0) })
         }
 

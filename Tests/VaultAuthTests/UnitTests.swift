@@ -183,34 +183,67 @@ struct URLPolicyTests {
         method: "POST", url: URL(string: "https://api.example.com/submit")!,
         headers: [("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Content-Type", "application/json"), ("X-Other", "1")],
         body: Array("{}".utf8))
+    let get = HTTPRequest(
+        url: URL(string: "https://api.example.com/list")!,
+        headers: [("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic x"), ("X-Other", "1")])
 
-    @Test("a cross-origin redirect drops Authorization and Cookie",
-          arguments: ["https://evil.example.net/x", "https://api.example.com:8443/x", "http://api.example.com/x"])
-    func crossOrigin(target: String) {
-        let next = AsyncHTTPTransport.redirected(post, to: URL(string: target)!, status: 307)
-        #expect(next.url.absoluteString == target)
-        #expect(next.header("Authorization") == nil)
-        #expect(next.header("Cookie") == nil)
-        #expect(next.header("X-Other") == "1")
-        #expect(next.method == "POST" && next.body == Array("{}".utf8))  // 307 keeps method and body
+    func hop(_ request: HTTPRequest, _ status: Int, _ location: String) throws(AuthError) -> HTTPRequest? {
+        try RedirectRule.next(after: request, response: HTTPResponse(status: status, headers: [("Location", location)]))
     }
 
-    @Test("a same-origin redirect keeps Authorization")
-    func sameOrigin() {
-        for target in ["https://api.example.com/other", "https://API.example.com:443/other"] {
-            let next = AsyncHTTPTransport.redirected(post, to: URL(string: target)!, status: 308)
+    @Test("a cross-origin redirect of a GET drops Authorization, Proxy-Authorization and Cookie",
+          arguments: ["https://evil.example.net/x", "https://api.example.com:8443/x", "//evil.example.net/x"],
+          [301, 302, 303, 307, 308])
+    func crossOrigin(target: String, status: Int) throws {
+        let next = try #require(try hop(get, status, target))
+        #expect(!URLPolicy.sameOrigin(next.url, get.url))
+        #expect(next.header("Authorization") == nil)
+        #expect(next.header("Proxy-Authorization") == nil)
+        #expect(next.header("Cookie") == nil)
+        #expect(next.header("X-Other") == "1")
+    }
+
+    @Test("a 307/308 never re-sends a body to another origin", arguments: [307, 308])
+    func noBodyToAnotherOrigin(status: Int) {
+        #expect(throws: AuthError.self) { try hop(post, status, "https://evil.example.net/collect") }
+    }
+
+    @Test("a redirect to plain http on a remote host is refused", arguments: [301, 302, 303, 307, 308])
+    func noDowngrade(status: Int) {
+        #expect(throws: AuthError.self) { try hop(get, status, "http://api.example.com/list") }
+    }
+
+    @Test("a same-origin redirect keeps Authorization and the body (307/308)")
+    func sameOrigin() throws {
+        for target in ["https://api.example.com/other", "https://API.example.com:443/other", "/other"] {
+            let next = try #require(try hop(post, 308, target))
             #expect(next.header("Authorization") == "Bearer secret", "\(target)")
             #expect(next.method == "POST")
+            #expect(next.body == Array("{}".utf8))
         }
     }
 
     @Test("303 turns into a GET without a body (so do 301/302 after a POST)", arguments: [303, 302, 301])
-    func seeOther(status: Int) {
-        let next = AsyncHTTPTransport.redirected(post, to: URL(string: "https://api.example.com/result")!, status: status)
+    func seeOther(status: Int) throws {
+        let next = try #require(try hop(post, status, "https://api.example.com/result"))
         #expect(next.method == "GET")
         #expect(next.body == nil)
         #expect(next.header("Content-Type") == nil)
         #expect(next.header("Authorization") == "Bearer secret")
+    }
+
+    @Test("a 303 to another origin after a POST is followed as a GET, without the token")
+    func seeOtherElsewhere() throws {
+        let next = try #require(try hop(post, 303, "https://elsewhere.example/done"))
+        #expect(next.method == "GET" && next.body == nil)
+        #expect(next.header("Authorization") == nil)
+    }
+
+    @Test("not a redirect: no Location, or another status")
+    func notRedirects() throws {
+        #expect(try RedirectRule.next(after: get, response: HTTPResponse(status: 302)) == nil)
+        #expect(try hop(get, 304, "https://api.example.com/x") == nil)
+        #expect(try hop(get, 300, "https://api.example.com/x") == nil)
     }
 
     @Test("sameOrigin compares scheme, host and effective port")

@@ -31,7 +31,7 @@ public struct OAuth2Provider: AuthProvider {
         }
         self.tokenURL = tokenURL
         self.clientID = clientID
-        self.clientSecret = settings.clientSecret.map { Secret($0) }
+        self.clientSecret = settings.clientSecret
         self.clientAuthentication = settings.clientAuthentication
         self.grant = settings.grant
         self.scope = settings.scope
@@ -89,7 +89,11 @@ public struct OAuth2Provider: AuthProvider {
         else {
             throw .server(status: response.status, message: "the token response is not the expected JSON")
         }
-        let expiresIn = (object["expires_in"] as? NSNumber)?.doubleValue ?? 3600
+        guard let type = object["token_type"] as? String, type.lowercased() == "bearer" else {
+            let shown = (object["token_type"] as? String).map { TextEscaping.escaped(String($0.prefix(40))) } ?? "none"
+            throw .server(status: response.status, message: "the token response has token_type \(shown), not Bearer")
+        }
+        let expiresIn = try Self.lifetime(object["expires_in"], status: response.status)
         let refresh = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : Secret($0) }
         return TokenSet(
             accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
@@ -98,11 +102,33 @@ public struct OAuth2Provider: AuthProvider {
             obtainedAt: sentAt)
     }
 
+    /// The longest `expires_in` accepted: ten years.
+    static let maximumLifetime: Double = 10 * 366 * 86_400
+
+    /// `expires_in` in seconds: a number, or a string of digits (some servers quote it);
+    /// 3600 when absent (RFC 6749 §5.1 only recommends it). Anything else, zero, negative
+    /// or absurd, is a server error rather than a silent guess.
+    static func lifetime(_ value: Any?, status: Int) throws(AuthError) -> TimeInterval {
+        let seconds: Double?
+        switch value {
+        case nil, is NSNull: return 3600
+        case let number as NSNumber: seconds = number.doubleValue
+        case let text as String where !text.isEmpty && text.count <= 12 && text.allSatisfy({ $0.isASCII && $0.isNumber }):
+            seconds = Double(text)
+        default: seconds = nil
+        }
+        guard let seconds, seconds.isFinite, seconds > 0, seconds <= maximumLifetime else {
+            throw .server(status: status, message: "the token response has an unusable expires_in")
+        }
+        return seconds
+    }
+
     /// The error for a non-2xx token response (RFC 6749 §5.2).
     static func classify(_ response: HTTPResponse) -> AuthError {
+        if let redirect = RedirectRule.refusal(response, what: "the token request") { return redirect }
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-        let code = object?["error"] as? String
-        let detail = (object?["error_description"] as? String).map { ": " + String($0.prefix(200)) } ?? ""
+        let code = (object?["error"] as? String).map { TextEscaping.escaped(String($0.prefix(80))) }
+        let detail = (object?["error_description"] as? String).map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
         switch code {
         case "invalid_grant":
             return .authentication("the token endpoint answered invalid_grant\(detail)")

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import VaultStore
 
 /// The reference auth API of the seed article (`vault-auth-server` serves it):
@@ -14,6 +15,7 @@ public struct ReferenceAPIProvider: AuthProvider {
     public let transport: any HTTPTransport
     public let clock: any AuthClock
     public let timeout: Duration
+    let logger: Logger
 
     /// The API's authentication messages (its `{"message"}` values).
     public static let authenticationMessages: Set<String> = [
@@ -21,11 +23,15 @@ public struct ReferenceAPIProvider: AuthProvider {
         "refresh token expired",
     ]
 
-    public init(baseURL: URL, transport: any HTTPTransport, clock: any AuthClock = SystemClock(), timeout: Duration = .seconds(15)) {
+    public init(
+        baseURL: URL, transport: any HTTPTransport, clock: any AuthClock = SystemClock(), timeout: Duration = .seconds(15),
+        logger: Logger = Logger(label: "vault.reference")
+    ) {
         self.baseURL = baseURL
         self.transport = transport
         self.clock = clock
         self.timeout = timeout
+        self.logger = logger
     }
 
     public var name: String { "reference" }
@@ -72,6 +78,12 @@ public struct ReferenceAPIProvider: AuthProvider {
             throw .server(status: response.status, message: "the \(what) response is not the expected JSON")
         }
         let skew = ClockSkew.measure(dateHeader: response.header("Date"), sentAt: sentAt, receivedAt: receivedAt)
+        if skew.isCapped {
+            logger.notice(
+                "the server's clock is \(Int(skew.measuredOffset)) s off ours; correcting by at most \(Int(ClockSkew.maximumOffset)) s")
+        } else if skew != .none {
+            logger.info("the server's clock is \(Int(skew.offset)) s off ours; token expiries are corrected")
+        }
         let refresh = object["refreshToken"] as? String
         let refreshExpire = (object["refreshTokenExpire"] as? NSNumber)?.doubleValue
         return TokenSet(
@@ -84,8 +96,9 @@ public struct ReferenceAPIProvider: AuthProvider {
 
     /// The error for a non-2xx answer of the reference API.
     static func classify(_ response: HTTPResponse, what: String) -> AuthError {
+        if let redirect = RedirectRule.refusal(response, what: "the \(what) request") { return redirect }
         let message = ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["message"] as? String
-        let shown = message.map { String($0.prefix(200)) } ?? "no error message"
+        let shown = message.map { TextEscaping.escaped(String($0.prefix(200))) } ?? "no error message"
         if response.status == 401 || (message.map(authenticationMessages.contains) ?? false) {
             return .authentication("\(what) rejected: \(shown)")
         }

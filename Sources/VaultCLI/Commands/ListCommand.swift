@@ -24,8 +24,11 @@ struct ListCommand: ParsableCommand {
                 let data = (try? encoder.encode(items)) ?? Data("[]".utf8)
                 Terminal.write(Array(data) + [0x0A])
             } else {
+                // Tab-separated; tabs, newlines and escape sequences inside a field (a label
+                // another program wrote) are shown escaped, so they reach no terminal raw.
                 for info in items {
-                    Terminal.print("\(info.server)\t\(info.account)\t\(info.label)" + (all ? "\t\(info.kind.rawValue)" : ""))
+                    let fields = [info.server, info.account, info.label] + (all ? [info.kind.rawValue] : [])
+                    Terminal.print(fields.map(TextEscaping.escaped).joined(separator: "\t"))
                 }
             }
         }

@@ -43,13 +43,14 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in
-            var clientSecret: String?
+            var clientSecret: Secret?
             if let clientSecretFile {
                 do throws(VaultError) {
                     let secret = clientSecretFile == "-"
                         ? try SecretInput.read(prompt: "Client secret: ")
                         : try PassphraseSource.readPassphraseFile(clientSecretFile)
-                    clientSecret = secret.utf8String
+                    guard secret.utf8String != nil else { throw VaultError.invalidInput("the client secret is not UTF-8 text") }
+                    clientSecret = secret
                 } catch {
                     throw .invalidRequest("cannot read the client secret: \(error)")
                 }

@@ -45,25 +45,33 @@ struct RequestCommand: AsyncParsableCommand {
                 let request = HTTPRequest(
                     method: method.uppercased(), url: try session.resolve(target, settings: settings), headers: parsedHeaders,
                     body: body)
-                return try await session.requester(settings: settings, onEvent: { if verbose { EventReport.note($0) } }).send(request)
+                return try await session.requester(settings: settings, onEvent: { EventReport.note($0, verbose: verbose) }).send(request)
             }
             Terminal.write(response.body)
             guard response.isSuccess else {
-                Terminal.note("the server answered \(response.status)")
                 throw .server(status: response.status, message: "request failed")
             }
         }
     }
 
+    /// The most a request body may hold (`--data`, `@FILE` or stdin): 16 MiB.
+    static let maximumBodySize = 16 << 20
+
     private func readBody() throws(AuthError) -> [UInt8]? {
         guard let data else { return nil }
-        if data == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        if data.hasPrefix("@") {
-            guard let contents = FileManager.default.contents(atPath: String(data.dropFirst())) else {
-                throw .invalidRequest("cannot read \(data.dropFirst())")
+        let body: [UInt8]
+        do throws(VaultError) {
+            if data == "-" {
+                body = try BoundedRead.all(fd: STDIN_FILENO, limit: Self.maximumBodySize, what: "standard input")
+            } else if data.hasPrefix("@") {
+                body = try BoundedRead.file(String(data.dropFirst()), limit: Self.maximumBodySize)
+            } else {
+                body = Array(data.utf8)
             }
-            return Array(contents)
+        } catch {
+            throw .invalidRequest(error.description)
         }
-        return Array(data.utf8)
+        guard body.count <= Self.maximumBodySize else { throw .invalidRequest("the request body is larger than 16 MiB") }
+        return body
     }
 }
