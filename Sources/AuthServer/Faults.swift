@@ -14,6 +14,10 @@ public enum RefreshFaultMode: String, Codable, Sendable, CaseIterable {
     /// No answer for ``RefreshFaults/Setting/hangSeconds`` (then a 500), or until the
     /// server stops.
     case hang
+    /// A 200 head promising a 512-byte JSON body, 256 bytes of it, then no more for
+    /// ``RefreshFaults/Setting/hangSeconds`` (then the connection is dropped): a stalled
+    /// body, which a client's header timeout alone does not catch.
+    case stallBody
 }
 
 /// The test-only fault switch of the refresh endpoints, settable in-process

@@ -28,14 +28,16 @@ public struct ShiftedClock: AuthClock {
 /// never makes an expired token look valid. Estimates within ±1.5 s are taken as zero
 /// (the clocks agree as far as one-second dates can tell).
 ///
-/// The correction is capped at `maximumOffset` (one day) either way: a `Date` header a
-/// year off is more likely a broken server than a broken local clock, and an uncapped
-/// correction would make every token look expired (a refresh on every request) or valid
-/// for a year. `isCapped` says when the cap applied, for `--verbose`.
+/// The correction is bounded by `maximumOffset` (one day either way): a measured offset
+/// beyond it is not applied at all (`exceedsBound`, reported with `--verbose`). A `Date`
+/// header a year off is far more likely a broken server than a broken local clock, and
+/// applying it would make every token look expired (a refresh before every request) or
+/// valid for a year; uncorrected, the expiries the server sent still hold, and a 401
+/// still leads to one refresh.
 public struct ClockSkew: Sendable, Equatable {
-    /// Server time minus local time, in seconds (at most `maximumOffset` either way).
+    /// Server time minus local time, in seconds, as applied (0 beyond the bound).
     public let offset: TimeInterval
-    /// The offset that was measured, before the cap.
+    /// The offset that was measured.
     public let measuredOffset: TimeInterval
 
     /// The largest correction applied, in seconds either way.
@@ -43,11 +45,11 @@ public struct ClockSkew: Sendable, Equatable {
 
     public init(offset: TimeInterval) {
         self.measuredOffset = offset
-        self.offset = min(max(offset, -Self.maximumOffset), Self.maximumOffset)
+        self.offset = abs(offset) <= Self.maximumOffset ? offset : 0
     }
 
-    /// True when the measured offset was larger than `maximumOffset`.
-    public var isCapped: Bool { offset != measuredOffset }
+    /// True when the measured offset was beyond `maximumOffset`, so none was applied.
+    public var exceedsBound: Bool { offset != measuredOffset }
 
     public static let none = ClockSkew(offset: 0)
 

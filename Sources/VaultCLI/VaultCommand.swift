@@ -42,7 +42,10 @@ public struct VaultCommand: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .success { self.exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            // Bad usage: one line, like every other error, pointing at the help.
+            let message = self.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
+            FileHandle.standardError.write(
+                Data("vault: \(TextEscaping.escaped(message)) (see vault --help)\n".utf8))
             Foundation.exit(ExitStatus.usage)
         }
     }

@@ -113,7 +113,10 @@ final class AuthFixture: @unchecked Sendable {
         defer { Task { await fixture.stop() } }
         let login = try await fixture.login(password: "not-it")
         #expect(login.status == 3)
-        #expect(try await fixture.vault(["list", "--all"]).out.isEmpty)
+        #expect(fixture.server.stats.failedLogins == 1)
+        let list = try await fixture.vault(["list", "--all"])
+        #expect(list.status == 0, "\(list.err)")
+        #expect(list.out.isEmpty, "nothing stored: \(list.out)")
     }
 
     @Test func sixteenProcessesAtExpiryCauseOneRefresh() async throws {
@@ -229,6 +232,9 @@ final class AuthFixture: @unchecked Sendable {
         let missing = try await fixture.request("/api/nothing-here")
         #expect(missing.status == 5)
         #expect(missing.err.contains("404"))
+        #expect(missing.err.split(separator: "\n").count == 1, "one line: \(missing.err)")
+        let body = try #require(try JSONSerialization.jsonObject(with: missing.stdout) as? [String: Any], "the server's body on stdout: \(missing.out)")
+        #expect(body["code"] as? Int == 404)
         let elsewhere = try await fixture.request("https://elsewhere.example/api/get_devs")
         #expect(elsewhere.status == 2, "the token never goes to another origin")
         let remote = try await fixture.vault(["request", "--server", "http://example.com", "--account", "alice", "/x"])

@@ -83,7 +83,9 @@ import Testing
         #expect(login.status == 3)
         #expect(login.err.contains("invalid_client"))
         #expect(login.err.split(separator: "\n").count == 1)
-        #expect(try await fixture.vault(["list", "--all"]).out.isEmpty)
+        let list = try await fixture.vault(["list", "--all"])
+        #expect(list.status == 0, "\(list.err)")
+        #expect(list.out.isEmpty, "nothing stored: \(list.out)")
     }
 
     @Test func invalidGrantForAWrongPassword() async throws {

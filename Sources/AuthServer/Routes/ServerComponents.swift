@@ -47,6 +47,18 @@ struct ServerComponents: Sendable {
             let hang = Duration.milliseconds(Int64(setting.hangSeconds * 1000))
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: hang) }
             return serverError(oauth: oauth)
+        case .stallBody:
+            stats.increment(\.faultedRefreshes)
+            // A success head that promises 512 bytes, then half of them, then silence.
+            let hang = Duration.milliseconds(Int64(setting.hangSeconds * 1000))
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            headers[.contentLength] = "512"
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "{\"accessToken\":\"" + String(repeating: "x", count: 240)))
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: hang) }
+                throw CancellationError()
+            })
         }
     }
 

@@ -4,7 +4,7 @@ import Hummingbird
 /// Test-only controls, served only with ``AuthServerConfiguration/testControls``
 /// (`--test-controls`). Bodies are JSON; replies are JSON; unknown logins give 404.
 ///
-/// - `POST /api/test/fault` `{"mode":"normal"|"status500"|"garbage"|"hang", "count":Int?, "hangSeconds":Double?}`
+/// - `POST /api/test/fault` `{"mode":"normal"|"status500"|"garbage"|"hang"|"stallBody", "count":Int?, "hangSeconds":Double?}`
 ///   -> 200 `{"mode","remaining"?,"hangSeconds"}` (see ``RefreshFaults``)
 /// - `POST /api/test/revoke_refresh_tokens` `{"login"}` -> 200 `{"login","revoked":Int}`
 /// - `POST /api/test/revoke_access_tokens` `{"login"}` -> 200 `{"login"}`

@@ -78,9 +78,9 @@ public struct ReferenceAPIProvider: AuthProvider {
             throw .server(status: response.status, message: "the \(what) response is not the expected JSON")
         }
         let skew = ClockSkew.measure(dateHeader: response.header("Date"), sentAt: sentAt, receivedAt: receivedAt)
-        if skew.isCapped {
+        if skew.exceedsBound {
             logger.notice(
-                "the server's clock is \(Int(skew.measuredOffset)) s off ours; correcting by at most \(Int(ClockSkew.maximumOffset)) s")
+                "the server's Date header is \(Int(skew.measuredOffset)) s off our clock, beyond the \(Int(ClockSkew.maximumOffset)) s bound; not correcting expiries by it")
         } else if skew != .none {
             logger.info("the server's clock is \(Int(skew.offset)) s off ours; token expiries are corrected")
         }

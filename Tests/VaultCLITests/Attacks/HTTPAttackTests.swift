@@ -1,0 +1,179 @@
+import AuthServer
+import Foundation
+import Testing
+
+/// Attacks by a server that answers badly on purpose: stalls, endless and huge bodies,
+/// garbage, lying clocks, hostile text. Each one: the documented exit code, one line on
+/// stderr, nothing stored lost, no secret printed, and never a hang.
+@Suite("Attack: hostile and broken servers")
+struct HTTPAttackTests {
+    static let head200 = HostileServer.head(200, headers: [("Content-Type", "application/json"), ("Content-Length", "1000")])
+
+    /// A logged-in fixture on a hostile origin whose `/api/login` answers with tokens and
+    /// whose other paths answer with `resource`.
+    func withHostileOrigin(
+        _ resource: @escaping @Sendable (HostileServer.Received) -> HostileServer.Reply,
+        _ body: (HostileFixture, HostileServer) async throws -> Void
+    ) async throws {
+        let origin = try HostileServer { request in request.target == "/api/login" ? HostileServer.tokens() : resource(request) }
+        let fixture = try HostileFixture(server: origin.url)
+        defer {
+            origin.stop()
+            fixture.remove()
+        }
+        let login = try await fixture.vault(["login"], stdin: "pw")
+        #expect(login.status == 0, "\(login.err)")
+        try await body(fixture, origin)
+    }
+
+    func expectOneLine(_ result: ProcessResult, status: Int32, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == status, "\(what): exit \(result.status) \(result.err)", sourceLocation: sourceLocation)
+        #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(what): \(result.err)",
+                sourceLocation: sourceLocation)
+        #expect(!result.err.contains("hostile-access-token") && !result.err.contains("hostile-refresh-token"),
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("a response body that stalls after the head: exit 5 within the timeout, not a hang")
+    func stalledBody() async throws {
+        try await withHostileOrigin({ _ in .stall(Self.head200 + Array("{\"half\":".utf8), seconds: 30) }) { fixture, _ in
+            // The process bound (timeout + 4 s of start-up slack) fails the test if vault hangs.
+            let result = try await fixture.vault(["request", "--timeout", "2", "/slow"], timeout: 6)
+            expectOneLine(result, status: 5, "stalled body")
+            #expect(result.err.contains("did not answer within"))
+        }
+    }
+
+    @Test("an endless body and a 20 MiB body: exit 5, bounded; a 10 MiB body is delivered whole")
+    func hugeAndEndlessBodies() async throws {
+        let tenMiB = 10 << 20
+        try await withHostileOrigin({ request in
+            switch request.target {
+            case "/endless":
+                .endless(head: HostileServer.head(200, headers: [("Transfer-Encoding", "chunked")]),
+                         chunk: Array("10000\r\n".utf8) + [UInt8](repeating: 0x41, count: 65536) + Array("\r\n".utf8), limit: 64 << 20)
+            case "/twenty":
+                .endless(head: HostileServer.head(200, headers: [("Content-Length", String(20 << 20))]),
+                         chunk: [UInt8](repeating: 0x42, count: 65536), limit: 20 << 20)
+            default:
+                .endless(head: HostileServer.head(200, headers: [("Content-Length", String(tenMiB))]),
+                         chunk: [UInt8](repeating: 0x43, count: 65536), limit: tenMiB)
+            }
+        }) { fixture, _ in
+            expectOneLine(try await fixture.vault(["request", "/endless"], timeout: 60), status: 5, "endless")
+            let twenty = try await fixture.vault(["request", "/twenty"], timeout: 60)
+            expectOneLine(twenty, status: 5, "20 MiB")
+            #expect(twenty.err.contains("larger than"))
+            let ten = try await fixture.vault(["request", "/ten"], timeout: 60)
+            #expect(ten.status == 0, "\(ten.err)")
+            #expect(ten.stdout.count == tenMiB && ten.stdout.allSatisfy { $0 == 0x43 })
+        }
+    }
+
+    @Test("garbage, binary and huge answers to a login: exit 5, nothing stored")
+    func garbageLogins() async throws {
+        let replies: [(String, HostileServer.Reply)] = [
+            ("not JSON", HostileServer.response(200, "<html>hello{")),
+            ("JSON of the wrong shape", HostileServer.response(200, "{\"accessToken\":42}")),
+            ("binary", .raw(HostileServer.head(200, headers: [("Content-Length", "256")]) + (0..<256).map { UInt8($0) })),
+            ("an array", HostileServer.response(200, "[1,2,3]")),
+            ("10 MiB of JSON", .endless(head: HostileServer.head(200, headers: [("Content-Length", String(10 << 20))]),
+                                        chunk: [UInt8](repeating: 0x20, count: 65536), limit: 10 << 20)),
+            ("a stalled body", .stall(Self.head200 + Array("{\"acc".utf8), seconds: 30)),
+        ]
+        for (what, reply) in replies {
+            let origin = try HostileServer { _ in reply }
+            let fixture = try HostileFixture(server: origin.url)
+            let login = try await fixture.vault(["login", "--timeout", "2"], stdin: "pw", timeout: 30)
+            expectOneLine(login, status: 5, what)
+            let list = try await VaultProcess.vaultAsync(["list", "--all"], environment: fixture.environment)
+            #expect(list.status == 0 && list.out.isEmpty, "\(what): nothing stored: \(list.out)")
+            origin.stop()
+            fixture.remove()
+        }
+    }
+
+    @Test("escape sequences in a server's error message reach the terminal escaped")
+    func hostileErrorText() async throws {
+        let origin = try HostileServer { _ in
+            HostileServer.response(418, #"{"code":418,"message":"\u001b]0;pwned\u0007\u001b[2J\nFAKE: all good\u202e"}"#)
+        }
+        defer { origin.stop() }
+        let fixture = try HostileFixture(server: origin.url)
+        defer { fixture.remove() }
+        let login = try await fixture.vault(["login"], stdin: "pw")
+        expectOneLine(login, status: 5, "hostile message")
+        #expect(!login.stderr.contains(0x1B) && !login.stderr.contains(0x07), "no raw control bytes: \(login.err.debugDescription)")
+        #expect(login.err.contains("\\x1b]0;pwned"), "\(login.err)")
+        #expect(!login.err.contains("\u{202E}"))
+    }
+
+    @Test("a Date header a year off: no correction beyond a day, the token is used, --verbose says so")
+    func dateAYearOff() async throws {
+        let yearAhead = Date().addingTimeInterval(366 * 86_400)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = formatter.string(from: yearAhead)
+        let origin = try HostileServer { request in
+            switch request.target {
+            case "/api/login": HostileServer.tokens(lifetime: 600, date: date)
+            case "/api/refresh_tokens": HostileServer.response(500, "{\"code\":500,\"message\":\"no refresh expected\"}")
+            default: HostileServer.response(200, "{\"ok\":true}")
+            }
+        }
+        defer { origin.stop() }
+        let fixture = try HostileFixture(server: origin.url)
+        defer { fixture.remove() }
+        let login = try await fixture.vault(["login", "--verbose"], stdin: "pw")
+        #expect(login.status == 0, "\(login.err)")
+        #expect(login.err.contains("not correcting"), "\(login.err)")
+        for _ in 0..<3 {
+            let result = try await fixture.vault(["request", "--verbose", "/x"])
+            #expect(result.status == 0, "\(result.err)")
+            #expect(result.err.contains("used the stored access token"), "\(result.err)")
+        }
+        #expect(!origin.received.contains { $0.target == "/api/refresh_tokens" }, "no refresh storm")
+    }
+
+    @Test("a refresh whose body stalls exits 5 and frees the lock: the next process refreshes at once")
+    func stalledRefreshFreesTheLock() async throws {
+        let fixture = try await AuthFixture(accessTTL: 2, refreshTTL: 120)
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        try await Task.sleep(for: .milliseconds(2100))
+        fixture.server.faults.set(.stallBody, hangSeconds: 30)
+        let stalled = try await fixture.vault(
+            ["request", "--server", fixture.url, "--account", "alice", "--timeout", "2", "/api/get_devs"])
+        expectOneLine(stalled, status: 5, "stalled refresh")
+        fixture.server.faults.reset()
+        let next = try await fixture.vault(["request", "--server", fixture.url, "--account", "alice", "--timeout", "5", "/api/get_devs"])
+        #expect(next.status == 0, "\(next.err)")
+        #expect(next.out.contains("Grace Hopper"))
+        #expect(fixture.server.stats.refreshes == 1)
+    }
+
+    @Test("--timeout that is not a sane number of seconds: exit 2, one line",
+          arguments: ["1e300", "nan", "inf", "-1", "0", "-0", "86401", "abc"])
+    func absurdTimeouts(timeout: String) async throws {
+        let fixture = try HostileFixture(server: "http://127.0.0.1:9")
+        defer { fixture.remove() }
+        let result = try await fixture.vault(["request", "--timeout", timeout, "/x"])
+        expectOneLine(result, status: 2, "--timeout \(timeout)")
+    }
+
+    @Test("request bodies are bounded: 17 MiB from stdin, from a file, or /dev/zero: exit 2, nothing sent")
+    func hugeRequestBodies() async throws {
+        try await withHostileOrigin({ _ in HostileServer.response(200, "{}") }) { fixture, origin in
+            let big = fixture.dir + "/big"
+            _ = FileManager.default.createFile(atPath: big, contents: Data(count: 17 << 20))
+            for data in ["@" + big, "@/dev/zero", "-"] {
+                let result = try await fixture.vault(
+                    ["request", "-X", "POST", "--data", data, "/upload"], stdin: data == "-" ? String(repeating: "x", count: 17 << 20) : nil)
+                expectOneLine(result, status: 2, "--data \(data)")
+            }
+            #expect(!origin.received.contains { $0.target == "/upload" })
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import AuthServer
+import Foundation
+import Testing
+
+/// Attacks on where the bearer token goes: every trick that makes a target name another
+/// host. The account is logged in to the real reference server; a second listener plays
+/// the attacker's host and records whatever reaches it.
+@Suite("Attack: the token never leaves the server's origin")
+struct OriginAttackTests {
+    /// Runs `body` with a logged-in fixture and an attacker's listener, then stops both.
+    func withLoggedIn(_ body: (AuthFixture, HostileServer) async throws -> Void) async throws {
+        let fixture = try await AuthFixture()
+        let attacker = try HostileServer { _ in HostileServer.response(200, "{\"stolen\":true}") }
+        let login = try await fixture.login()
+        #expect(login.status == 0, "\(login.err)")
+        do {
+            try await body(fixture, attacker)
+        } catch {
+            attacker.stop()
+            await fixture.stop()
+            throw error
+        }
+        attacker.stop()
+        await fixture.stop()
+    }
+
+    /// Targets that name the attacker's host, in every spelling that parsers disagree on.
+    static func hostileTargets(serverPort: Int, attackerPort: Int) -> [String] {
+        let a = attackerPort
+        return [
+            "//127.0.0.1:\(a)/x", "///127.0.0.1:\(a)/x", "////127.0.0.1:\(a)/x", "/\\127.0.0.1:\(a)/x", "\\\\127.0.0.1:\(a)/x",
+            "\\/127.0.0.1:\(a)/x", "http://127.0.0.1:\(a)/x", "HTTP://127.0.0.1:\(a)/x", "http://127.0.0.1:\(serverPort)@127.0.0.1:\(a)/x",
+            "http://alice@127.0.0.1:\(serverPort)/api/get_devs", "http://127.0.0.1:\(a)\\@127.0.0.1:\(serverPort)/x",
+            "http://localhost:\(a)/x", "http://[::1]:\(a)/x", "http:127.0.0.1:\(a)/x", "http:/127.0.0.1:\(a)/x",
+            "http://127.0.0.1:\(serverPort).nip.io/x", "https://127.0.0.1:\(serverPort)/x", "ftp://127.0.0.1:\(a)/x",
+            "http://127.0.0.1:\(a)%2F/x", "/x\r\nHost: 127.0.0.1:\(a)", " //127.0.0.1:\(a)/x", "",
+        ]
+    }
+
+    @Test("every hostile target: exit 2, one line, nothing reaches the attacker, no token printed")
+    func hostileTargetsAreRefused() async throws {
+        try await withLoggedIn { fixture, attacker in
+            let serverPort = Int(fixture.url.split(separator: ":").last!)!
+            for target in Self.hostileTargets(serverPort: serverPort, attackerPort: attacker.port) {
+                let result = try await fixture.request(target)
+                #expect(result.status == 2, "\(target.debugDescription): exit \(result.status) \(result.err)")
+                #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1,
+                        "\(target.debugDescription): \(result.err)")
+                #expect(result.stdout.isEmpty, "\(target.debugDescription)")
+                fixture.expectNoLeak(result)
+            }
+            #expect(attacker.received.isEmpty, "the attacker saw \(attacker.received.map(\.target))")
+            #expect(fixture.server.stats.authorized == 0 && fixture.server.stats.unauthorized == 0, "nothing was sent at all")
+        }
+    }
+
+    @Test("same-origin spellings are sent to the server: upper-case scheme and host, explicit port, %2F, a query with ://")
+    func sameOriginSpellingsWork() async throws {
+        try await withLoggedIn { fixture, attacker in
+            let upper = fixture.url.replacingOccurrences(of: "http://", with: "HTTP://")
+            for target in [upper + "/api/get_devs", "/api/get_devs?next=http://127.0.0.1:\(attacker.port)/x", "api/get_devs",
+                           "/api/get_devs#http://127.0.0.1:\(attacker.port)"] {
+                let result = try await fixture.request(target)
+                #expect(result.status == 0, "\(target): \(result.err)")
+                #expect(result.out.contains("Grace Hopper"), "\(target)")
+            }
+            let encoded = try await fixture.request("/%2F%2F127.0.0.1:\(attacker.port)/x")
+            #expect(encoded.status == 5, "a path on the server itself, which has no such path: \(encoded.err)")
+            #expect(attacker.received.isEmpty)
+        }
+    }
+
+    @Test("a redirect to another origin loses the token; a body is never re-sent there")
+    func redirectsToAnotherOrigin() async throws {
+        let attacker = try HostileServer { _ in HostileServer.response(200, "{\"stolen\":true}") }
+        defer { attacker.stop() }
+        for status in [301, 302, 303, 307, 308] {
+            let origin = try HostileServer { request in
+                switch request.target {
+                case "/api/login": HostileServer.tokens()
+                case "/go": HostileServer.redirect(status, to: "http://127.0.0.1:\(attacker.port)/landed")
+                case "/same": HostileServer.redirect(status, to: "/final")
+                default: HostileServer.response(200, "{\"ok\":\"\(request.header("Authorization") != nil)\"}")
+                }
+            }
+            defer { origin.stop() }
+            let fixture = try HostileFixture(server: origin.url)
+            defer { fixture.remove() }
+            #expect(try await fixture.vault(["login"], stdin: "pw").status == 0)
+
+            let get = try await fixture.vault(["request", "--verbose", "/go"])
+            #expect(get.status == 0, "\(status) GET: \(get.err)")
+            #expect(get.out.contains("stolen"))
+            #expect(get.err.contains("without the token"), "\(get.err)")
+            let same = try await fixture.vault(["request", "/same"])
+            #expect(same.status == 0 && same.out.contains("\"ok\":\"true\""), "same origin keeps the token: \(same.out)")
+
+            let post = try await fixture.vault(["request", "-X", "PUT", "--data", "a-body-that-must-stay-home", "/go"])
+            if status == 303 || status == 301 || status == 302 {
+                // a PUT keeps its body on 301/302; only 303 turns it into a GET
+                #expect(post.status == (status == 303 ? 0 : 5), "\(status) PUT: \(post.err)")
+            } else {
+                #expect(post.status == 5, "\(status) PUT: \(post.err)")
+                #expect(post.err.contains("another origin"))
+            }
+            #expect(!post.err.contains("hostile-access-token") && !get.err.contains("hostile-access-token"))
+        }
+        #expect(attacker.received.allSatisfy { $0.header("Authorization") == nil }, "no token reached the attacker")
+        #expect(attacker.received.allSatisfy { !String(decoding: $0.body, as: UTF8.self).contains("a-body-that-must-stay-home") })
+        #expect(!attacker.received.isEmpty, "the unauthenticated GETs did land there")
+    }
+
+    @Test("login, refresh and OAuth token requests never follow a redirect: the password never reaches the other host",
+          arguments: [301, 302, 303, 307, 308])
+    func credentialRequestsNeverFollowRedirects(status: Int) async throws {
+        let attacker = try HostileServer { _ in HostileServer.tokens() }
+        defer { attacker.stop() }
+        let origin = try HostileServer { request in
+            HostileServer.redirect(status, to: "http://127.0.0.1:\(attacker.port)\(request.target)")
+        }
+        defer { origin.stop() }
+        let fixture = try HostileFixture(server: origin.url)
+        defer { fixture.remove() }
+        let login = try await fixture.vault(["login"], stdin: "the-password-7f3a")
+        #expect(login.status == 5, "\(login.err)")
+        #expect(login.err.contains("redirect"), "\(login.err)")
+        #expect(!login.err.contains("the-password-7f3a"))
+        let secretFile = fixture.dir + "/client-secret"
+        _ = FileManager.default.createFile(atPath: secretFile, contents: Data("client-secret-9c1d".utf8), attributes: [.posixPermissions: 0o600])
+        let oauth = try await fixture.vault(
+            ["login", "--provider", "oauth2", "--token-url", origin.url + "/oauth/token", "--client-id", "c",
+             "--client-secret-file", secretFile, "--client-auth", "form"], stdin: "the-password-7f3a")
+        #expect(oauth.status == 5, "\(oauth.err)")
+        #expect(attacker.received.isEmpty, "nothing followed the redirect")
+        let list = try await VaultProcess.vaultAsync(["list", "--all"], environment: fixture.environment)
+        #expect(list.status == 0 && list.out.isEmpty, "nothing stored: \(list.out) \(list.err)")
+    }
+}
+
+/// A vault environment (file backend in a temporary directory) logged in to a server
+/// that is not the reference server.
+struct HostileFixture {
+    let server: String
+    let dir: String
+
+    init(server: String) throws {
+        self.server = server
+        var template = Array("\(NSTemporaryDirectory())/vault-hostile-XXXXXX".utf8CString)
+        dir = String(cString: mkdtemp(&template)!)
+    }
+
+    var environment: [String: String] {
+        var env = VaultProcess.baseEnvironment(home: dir)
+        env["VAULT_BACKEND"] = "file"
+        env["VAULT_FILE"] = "\(dir)/vault/vault.db"
+        env["VAULT_PASSPHRASE"] = "hostile fixture passphrase"
+        return env
+    }
+
+    /// `vault COMMAND --server SERVER --account alice ARGS...` (the first argument is the command).
+    func vault(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], timeout: Double = 60) async throws
+        -> ProcessResult
+    {
+        let command = [arguments[0], "--server", server, "--account", "alice"] + arguments.dropFirst()
+        return try await VaultProcess.vaultAsync(
+            command, environment: environment.merging(extra) { $1 }, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: dir) }
+}
