@@ -1,0 +1,280 @@
+import Foundation
+import Synchronization
+import Testing
+import VaultStore
+
+@testable import VaultAuth
+
+/// The rules that make vault safe to trust with a token, pinned down without a network:
+/// where a token may go, what is shown, what is kept when the store fails, where the
+/// cross-process lock lives.
+@Suite("Trust: origins, targets, redirects, escaping, lost tokens, locks")
+struct TrustTests {
+    let base = URL(string: "http://127.0.0.1:8080/")!
+
+    func resolved(_ target: String, base: URL? = nil) -> Result<URL, AuthError> {
+        do throws(AuthError) {
+            return .success(try RequestTarget.resolve(target, against: base ?? self.base))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test("targets that name another host are refused",
+          arguments: ["//127.0.0.1:9999/x", "///127.0.0.1:9999/x", "/\\127.0.0.1:9999/x", "\\\\127.0.0.1:9999/x",
+                      "http://127.0.0.1:9999/x", "http://127.0.0.1:8080@127.0.0.1:9999/x", "http://u:p@127.0.0.1:8080/x",
+                      "http://evil.com\\@127.0.0.1:8080/x", "https://127.0.0.1:8080/x", "http://[::1]:8080/x",
+                      "http://localhost:8080/x", "http:/127.0.0.1:9999/x", "http:127.0.0.1:9999/x", "javascript:alert(1)",
+                      "/x y", "/x\r\nHost: evil", "", "http://127.0.0.1.:8080/x"])
+    func hostileTargets(target: String) {
+        guard case .failure(.invalidRequest) = resolved(target) else {
+            Issue.record("\(target.debugDescription) resolved to \(resolved(target))")
+            return
+        }
+    }
+
+    @Test("paths, queries and same-origin URLs resolve on the server")
+    func sameOriginTargets() throws {
+        let expected: [(String, String)] = [
+            ("/api/get_devs", "http://127.0.0.1:8080/api/get_devs"),
+            ("api/get_devs", "http://127.0.0.1:8080/api/get_devs"),
+            ("/api?next=https://evil.example/x", "http://127.0.0.1:8080/api?next=https://evil.example/x"),
+            ("/%2F%2F127.0.0.1:9999/x", "http://127.0.0.1:8080/%2F%2F127.0.0.1:9999/x"),
+            ("/@127.0.0.1:9999", "http://127.0.0.1:8080/@127.0.0.1:9999"),
+            ("HTTP://127.0.0.1:8080/x", "HTTP://127.0.0.1:8080/x"),
+            ("http://127.0.0.1:08080/x", "http://127.0.0.1:08080/x"),
+        ]
+        for (target, url) in expected {
+            #expect(try resolved(target).get().absoluteString == url, "\(target)")
+        }
+        let prefixed = URL(string: "https://api.example.com/v2/")!
+        #expect(try resolved("/things", base: prefixed).get().absoluteString == "https://api.example.com/v2/things")
+        #expect(try resolved("https://API.example.com:443/x", base: prefixed).get().host == "API.example.com")
+        let v6 = URL(string: "http://[::1]:8080")!
+        #expect(try resolved("http://[0:0::1]:8080/x", base: v6).get().port == 8080)
+    }
+
+    @Test("origins: case, default ports and IPv6 spellings are one origin; anything else is another")
+    func origins() {
+        func origin(_ text: String) -> Origin? { Origin(URL(string: text)!) }
+        #expect(origin("https://api.example.com") == origin("HTTPS://API.EXAMPLE.COM:443/x"))
+        #expect(origin("http://127.0.0.1") == origin("http://127.0.0.1:80"))
+        #expect(origin("http://[::1]:80") == origin("http://[0:0:0::1]/"))
+        #expect(origin("https://api.example.com") != origin("https://api.example.com:8443"))
+        #expect(origin("https://api.example.com") != origin("http://api.example.com"))
+        #expect(origin("https://api.example.com") != origin("https://api.example.com."))
+        #expect(origin("ftp://api.example.com") == nil)
+        #expect(origin("/relative") == nil)
+    }
+
+    @Test("only localhost itself, 127.0.0.0/8 and ::1 are loopback",
+          arguments: [("localhost", true), ("127.0.0.1", true), ("127.255.0.9", true), ("::1", true), ("[::1]", true),
+                      ("evil.localhost", false), ("localhost.evil.com", false), ("127.0.0.1.nip.io", false),
+                      ("0x7f.0.0.1", false), ("127.1", false), ("0177.0.0.1", false), ("::ffff:8.8.8.8", false)])
+    func loopback(host: String, expected: Bool) {
+        #expect(URLPolicy.isLoopback(host) == expected, "\(host)")
+    }
+
+    @Test("the Requester itself refuses another origin, for any library caller, before sending anything")
+    func requesterOriginRule() async throws {
+        let clock = ManualClock()
+        let provider = FakeProvider(clock: clock)
+        let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
+        try await account.saveTokens(provider.initialTokens())
+        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let requester = Requester(
+            account: account, provider: provider, transport: transport, clock: clock,
+            configuration: .init(lock: .inProcessOnly))
+        for other in ["https://evil.example/x", "https://api.example.test:8443/x", "http://api.example.test/x",
+                      "https://user@api.example.test/x", "https://api.example.test.evil.example/x"] {
+            let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: other)!)) }
+            guard case .invalidRequest = error else {
+                Issue.record("\(other): \(String(describing: error))")
+                continue
+            }
+        }
+        #expect(transport.requests.count == 0)
+        for same in ["https://API.example.test/x", "https://api.example.test:443/x"] {
+            #expect(try await requester.send(HTTPRequest(url: URL(string: same)!)).status == 200)
+        }
+        #expect(transport.bearers == ["access-0", "access-0"])
+    }
+
+    @Test("a redirect to another origin: no token there, and its 401 does not cost a refresh")
+    func redirectedElsewhere() async throws {
+        let clock = ManualClock()
+        let provider = FakeProvider(clock: clock)
+        let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
+        try await account.saveTokens(provider.initialTokens())
+        let transport = FakeTransport { request in
+            request.url.host == "api.example.test"
+                ? HTTPResponse(status: 302, headers: [("Location", "https://cdn.example.net/blob")])
+                : HTTPResponse(status: 401)
+        }
+        let events = Recorder<RequesterEvent>()
+        let requester = Requester(
+            account: account, provider: provider, transport: transport, clock: clock,
+            configuration: .init(lock: .inProcessOnly), onEvent: { events.append($0) })
+        let response = try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/file")!))
+        #expect(response.status == 401)
+        #expect(transport.bearers == ["access-0", nil])
+        #expect(provider.refreshCount == 0)
+        #expect(events.all == [.usedToken, .followedRedirectWithoutToken])
+    }
+
+    @Test("a redirect loop ends after the hop limit")
+    func redirectLoop() async throws {
+        let clock = ManualClock()
+        let provider = FakeProvider(clock: clock)
+        let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
+        try await account.saveTokens(provider.initialTokens())
+        let transport = FakeTransport { _ in HTTPResponse(status: 307, headers: [("Location", "/again")]) }
+        let requester = Requester(account: account, provider: provider, transport: transport, clock: clock,
+                                  configuration: .init(lock: .inProcessOnly))
+        let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
+        guard case .network = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(transport.requests.count == RedirectRule.maximumHops + 1)
+    }
+
+    @Test("tokens the store refuses are kept in memory, used, and stored on the next use; no second refresh")
+    func rotatedTokensSurviveAFailingStore() async throws {
+        let clock = ManualClock()
+        let provider = FakeProvider(clock: clock)
+        let store = FlakyStore()
+        let account = AccountItems(store: store, server: "https://api.example.test", account: "ann")
+        try await account.saveTokens(provider.initialTokens())
+        let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == provider.currentAccessToken ? 200 : 401) }
+        let events = Recorder<RequesterEvent>()
+        let requester = Requester(account: account, provider: provider, transport: transport, clock: clock,
+                                  configuration: .init(lock: .inProcessOnly), onEvent: { events.append($0) })
+        clock.advance(by: 61)  // access-0 expired
+        store.failSaves(true)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+        #expect(provider.refreshCount == 1)
+        #expect(events.all.contains { if case .tokensNotSaved = $0 { true } else { false } })
+        #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "the store still has the old ones")
+
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status == 200)
+        #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "still failing: still in memory only")
+        store.failSaves(false)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!)).status == 200)
+        #expect(try await account.loadTokens()?.accessToken == Secret("access-1"), "stored on the next use")
+        #expect(provider.refreshCount == 1, "the rotated refresh token was never spent twice")
+        #expect(transport.bearers == ["access-1", "access-1", "access-1"])
+    }
+
+    @Test("the cross-process lock is on by default: beside a vault file, else per user whatever the session")
+    func lockPlacement() throws {
+        let memory = InMemoryStore()
+        let file = EncryptedFileStore(path: "/srv/vault/vault.db", passphrase: .fixed(Secret("x")))
+        #expect(Requester.Configuration().lock == .automatic)
+        #expect(RefreshLock.Placement.automatic.directory(for: file) == "/srv/vault")
+        #expect(RefreshLock.Placement.automatic.directory(for: memory) == RefreshLock.perUserDirectory())
+        #expect(RefreshLock.Placement.inProcessOnly.directory(for: memory) == nil)
+        let desktop = RefreshLock.perUserDirectory(environment: ["HOME": "/root", "XDG_RUNTIME_DIR": "/run/user/0",
+                                                                 "XDG_CACHE_HOME": "/root/.cache-desktop"])
+        let cron = RefreshLock.perUserDirectory(environment: ["HOME": "/root"])
+        #expect(desktop == cron, "the session's variables do not move the lock")
+        #expect(RefreshLock.perUserDirectory(environment: ["VAULT_LOCK_DIR": "/run/vault-locks"]) == "/run/vault-locks")
+    }
+
+    @Test("a lock directory other users can use, or a symlink, is refused (exit 4) and nothing is refreshed")
+    func unsafeLockDirectories() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeDirectory(dir) }
+        let open = dir + "/open"
+        mkdir(open, 0o755)
+        chmod(open, 0o777)
+        let link = dir + "/link"
+        mkdir(dir + "/real", 0o700)
+        symlink(dir + "/real", link)
+        for directory in [open, link] {
+            let clock = ManualClock()
+            let provider = FakeProvider(clock: clock)
+            let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
+            try await account.saveTokens(provider.initialTokens())
+            clock.advance(by: 61)
+            let requester = Requester(account: account, provider: provider, transport: FakeTransport { _ in HTTPResponse(status: 200) },
+                                      clock: clock, configuration: .init(lock: .directory(directory)))
+            let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
+            #expect(error?.exitCode == 4, "\(directory): \(String(describing: error))")
+            #expect(error?.description.contains(directory) == true)
+            #expect(provider.refreshCount == 0)
+        }
+    }
+
+    @Test("control characters from servers and keyrings are escaped, everything else kept")
+    func escaping() {
+        #expect(TextEscaping.escaped("plain ümlaut 🙂 text") == "plain ümlaut 🙂 text")
+        #expect(TextEscaping.escaped("a\u{1B}[31mred\u{07}") == "a\\x1b[31mred\\x07")
+        #expect(TextEscaping.escaped("two\nlines\r\tx") == "two\\nlines\\r\\tx")
+        #expect(TextEscaping.escaped("\u{202E}evil\u{9B}") == "\\u{202e}evil\\x9b")
+        #expect(TextEscaping.escaped("back\\slash") == "back\\\\slash")
+    }
+
+    @Test("a Date header more than a day off is not applied; within a day it is")
+    func skewBound() {
+        #expect(ClockSkew(offset: 3600).offset == 3600)
+        #expect(!ClockSkew(offset: -86_000).exceedsBound)
+        let yearOff = ClockSkew(offset: 366 * 86_400)
+        #expect(yearOff.offset == 0 && yearOff.exceedsBound && yearOff.measuredOffset == 366 * 86_400)
+        let now = Date()
+        #expect(yearOff.local(now) == now)
+    }
+
+    @Test("OAuth: token_type must be Bearer (any case); expires_in may be a number or digits, nothing else")
+    func oauthTokenResponses() async throws {
+        let cases: [(String, Bool)] = [
+            (#"{"access_token":"a","token_type":"Bearer","expires_in":60}"#, true),
+            (#"{"access_token":"a","token_type":"bEaReR","expires_in":"60"}"#, true),
+            (#"{"access_token":"a","token_type":"bearer"}"#, true),
+            (#"{"access_token":"a","token_type":"mac","expires_in":60}"#, false),
+            (#"{"access_token":"a","expires_in":60}"#, false),
+            (#"{"access_token":"a","token_type":"Bearer","expires_in":"soon"}"#, false),
+            (#"{"access_token":"a","token_type":"Bearer","expires_in":-5}"#, false),
+            (#"{"access_token":"a","token_type":"Bearer","expires_in":1e300}"#, false),
+        ]
+        for (body, accepted) in cases {
+            let transport = FakeTransport { _ in HTTPResponse(status: 200, body: Array(body.utf8)) }
+            let provider = try OAuth2Provider(
+                settings: LoginSettings(provider: .oauth2, serverURL: "https://api.example.test",
+                                        tokenURL: "https://auth.example.test/token", clientID: "c", clientSecret: Secret("s")),
+                transport: transport)
+            let error = await caughtError { () async throws(AuthError) in try await provider.login(account: "ann", password: Secret("pw")) }
+            #expect((error == nil) == accepted, "\(body): \(String(describing: error))")
+            if let error { #expect(error.exitCode == 5, "\(body)") }
+        }
+    }
+
+    @Test("LoginSettings never show the client secret: description, dump, and the stored form round-trips")
+    func settingsRedaction() {
+        let settings = LoginSettings(provider: .oauth2, serverURL: "https://api.example.test", tokenURL: "https://a.example/t",
+                                     clientID: "c", clientSecret: Secret("client-secret-4d2f"))
+        var dumped = ""
+        dump(settings, to: &dumped)
+        #expect(!dumped.contains("client-secret-4d2f"), "\(dumped)")
+        #expect(!settings.description.contains("client-secret-4d2f"))
+        #expect(!String(describing: settings).contains("client-secret-4d2f"))
+        #expect(LoginSettings.decode(settings.encoded()) == settings)
+    }
+}
+
+/// An in-memory store whose saves of token items can be made to fail.
+final class FlakyStore: SecureStore {
+    private let inner = InMemoryStore()
+    private let failing = Mutex(false)
+    var backendName: String { "flaky" }
+
+    func failSaves(_ fail: Bool) { failing.withLock { $0 = fail } }
+
+    func save(_ credential: Credential) throws(VaultError) {
+        if credential.key.kind == .tokens, failing.withLock({ $0 }) { throw .backendUnavailable("disk full (test)") }
+        try inner.save(credential)
+    }
+    func load(_ key: CredentialKey) throws(VaultError) -> Credential? { try inner.load(key) }
+    func remove(_ key: CredentialKey) throws(VaultError) { try inner.remove(key) }
+    func list(server: String?) throws(VaultError) -> [CredentialInfo] { try inner.list(server: server) }
+}
