@@ -108,6 +108,23 @@ final class AuthFixture: @unchecked Sendable {
         #expect(try await fixture.vault(["load", "--server", fixture.url, "--account", "alice"]).status == 1)
     }
 
+    @Test("the README's curl recipe: the token reaches curl through a pipe, never its arguments")
+    func tokenThroughAPipeToCurl() async throws {
+        let fixture = try await AuthFixture()
+        defer { Task { await fixture.stop() } }
+        #expect(try await fixture.login().status == 0)
+        let script = """
+            "$VAULT" token --server "$URL" --account alice | sed 's/^/Authorization: Bearer /' | curl -fsS -H @- "$URL/api/get_devs"
+            """
+        var env = fixture.env
+        env["VAULT"] = VaultProcess.vaultPath
+        env["URL"] = fixture.url
+        let result = try await VaultProcess.start("/bin/bash", ["-c", script], environment: env).finishAsync()
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("Grace Hopper"))
+        #expect(fixture.server.stats.authorized == 1)
+    }
+
     @Test func wrongPasswordAtLoginStoresNothing() async throws {
         let fixture = try await AuthFixture()
         defer { Task { await fixture.stop() } }
