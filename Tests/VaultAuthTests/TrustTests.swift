@@ -20,6 +20,21 @@ struct TrustTests {
         }
     }
 
+    /// A Requester for `ann` on https://api.example.test holding the provider's `access-0`.
+    func makeRequester(
+        _ transport: FakeTransport, store: any SecureStore = InMemoryStore(), lock: RefreshLock.Placement = .inProcessOnly,
+        events: Recorder<RequesterEvent> = Recorder()
+    ) async throws -> (Requester, FakeProvider, ManualClock, AccountItems) {
+        let clock = ManualClock()
+        let provider = FakeProvider(clock: clock)
+        let account = AccountItems(store: store, server: "https://api.example.test", account: "ann")
+        try await account.saveTokens(provider.initialTokens())
+        let requester = Requester(
+            account: account, provider: provider, transport: transport, clock: clock,
+            configuration: .init(lock: lock), onEvent: { events.append($0) })
+        return (requester, provider, clock, account)
+    }
+
     @Test("targets that name another host are refused",
           arguments: ["//127.0.0.1:9999/x", "///127.0.0.1:9999/x", "/\\127.0.0.1:9999/x", "\\\\127.0.0.1:9999/x",
                       "http://127.0.0.1:9999/x", "http://127.0.0.1:8080@127.0.0.1:9999/x", "http://u:p@127.0.0.1:8080/x",
@@ -77,14 +92,8 @@ struct TrustTests {
 
     @Test("the Requester itself refuses another origin, for any library caller, before sending anything")
     func requesterOriginRule() async throws {
-        let clock = ManualClock()
-        let provider = FakeProvider(clock: clock)
-        let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
-        try await account.saveTokens(provider.initialTokens())
         let transport = FakeTransport { _ in HTTPResponse(status: 200) }
-        let requester = Requester(
-            account: account, provider: provider, transport: transport, clock: clock,
-            configuration: .init(lock: .inProcessOnly))
+        let (requester, _, _, _) = try await makeRequester(transport)
         for other in ["https://evil.example/x", "https://api.example.test:8443/x", "http://api.example.test/x",
                       "https://user@api.example.test/x", "https://api.example.test.evil.example/x"] {
             let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: other)!)) }
@@ -102,19 +111,13 @@ struct TrustTests {
 
     @Test("a redirect to another origin: no token there, and its 401 does not cost a refresh")
     func redirectedElsewhere() async throws {
-        let clock = ManualClock()
-        let provider = FakeProvider(clock: clock)
-        let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
-        try await account.saveTokens(provider.initialTokens())
         let transport = FakeTransport { request in
             request.url.host == "api.example.test"
                 ? HTTPResponse(status: 302, headers: [("Location", "https://cdn.example.net/blob")])
                 : HTTPResponse(status: 401)
         }
         let events = Recorder<RequesterEvent>()
-        let requester = Requester(
-            account: account, provider: provider, transport: transport, clock: clock,
-            configuration: .init(lock: .inProcessOnly), onEvent: { events.append($0) })
+        let (requester, provider, _, _) = try await makeRequester(transport, events: events)
         let response = try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/file")!))
         #expect(response.status == 401)
         #expect(transport.bearers == ["access-0", nil])
@@ -124,13 +127,8 @@ struct TrustTests {
 
     @Test("a redirect loop ends after the hop limit")
     func redirectLoop() async throws {
-        let clock = ManualClock()
-        let provider = FakeProvider(clock: clock)
-        let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
-        try await account.saveTokens(provider.initialTokens())
         let transport = FakeTransport { _ in HTTPResponse(status: 307, headers: [("Location", "/again")]) }
-        let requester = Requester(account: account, provider: provider, transport: transport, clock: clock,
-                                  configuration: .init(lock: .inProcessOnly))
+        let (requester, _, _, _) = try await makeRequester(transport)
         let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
         guard case .network = error else {
             Issue.record("\(String(describing: error))")
@@ -141,15 +139,10 @@ struct TrustTests {
 
     @Test("tokens the store refuses are kept in memory, used, and stored on the next use; no second refresh")
     func rotatedTokensSurviveAFailingStore() async throws {
-        let clock = ManualClock()
-        let provider = FakeProvider(clock: clock)
         let store = FlakyStore()
-        let account = AccountItems(store: store, server: "https://api.example.test", account: "ann")
-        try await account.saveTokens(provider.initialTokens())
-        let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == provider.currentAccessToken ? 200 : 401) }
+        let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
         let events = Recorder<RequesterEvent>()
-        let requester = Requester(account: account, provider: provider, transport: transport, clock: clock,
-                                  configuration: .init(lock: .inProcessOnly), onEvent: { events.append($0) })
+        let (requester, provider, clock, account) = try await makeRequester(transport, store: store, events: events)
         clock.advance(by: 61)  // access-0 expired
         store.failSaves(true)
         #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
@@ -192,13 +185,9 @@ struct TrustTests {
         mkdir(dir + "/real", 0o700)
         symlink(dir + "/real", link)
         for directory in [open, link] {
-            let clock = ManualClock()
-            let provider = FakeProvider(clock: clock)
-            let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
-            try await account.saveTokens(provider.initialTokens())
+            let (requester, provider, clock, _) = try await makeRequester(
+                FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
             clock.advance(by: 61)
-            let requester = Requester(account: account, provider: provider, transport: FakeTransport { _ in HTTPResponse(status: 200) },
-                                      clock: clock, configuration: .init(lock: .directory(directory)))
             let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
             #expect(error?.exitCode == 4, "\(directory): \(String(describing: error))")
             #expect(error?.description.contains(directory) == true)
