@@ -17,6 +17,15 @@ enum StoreFactory {
         return EncryptedFileStore(
             path: EncryptedFileStore.defaultPath(environment: environment),
             passphrase: .standard(file: options.passphraseFile, environment: environment),
-            kdf: .forNewFiles(environment: environment))
+            kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment))
+    }
+
+    /// `VAULT_LOCK_TIMEOUT` (seconds, 0.1 to 3600; default 10): how long a write waits
+    /// for another process's lock on the vault file.
+    static func lockTimeout(_ environment: [String: String]) -> Duration {
+        guard let raw = environment["VAULT_LOCK_TIMEOUT"], let seconds = Double(raw), seconds.isFinite,
+            (0.1...3600).contains(seconds)
+        else { return .seconds(10) }
+        return .milliseconds(Int(seconds * 1000))
     }
 }

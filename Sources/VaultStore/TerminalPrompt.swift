@@ -32,12 +32,14 @@ public enum TerminalPrompt {
             var silent = saved
             silent.c_lflag &= ~tcflag_t(ECHO)
             silent.c_lflag |= tcflag_t(ICANON)
+            TerminalRestore.arm(fd: fd, saved: saved)
             _ = tcsetattr(fd, TCSAFLUSH, &silent)
         }
         defer {
             if hasAttributes {
                 var restore = saved
                 _ = tcsetattr(fd, TCSAFLUSH, &restore)
+                TerminalRestore.disarm()
             }
         }
         writeAll(fd, prompt)
@@ -66,5 +68,47 @@ public enum TerminalPrompt {
             if n <= 0 { return }
             bytes = bytes.dropFirst(n)
         }
+    }
+}
+
+/// Puts the terminal back when a signal (Ctrl-C, Ctrl-\\, a hang-up, `kill`) ends the
+/// process during a no-echo prompt, so the shell is not left with echo off. The handler
+/// only calls async-signal-safe functions: `tcsetattr`, `signal`, `raise`.
+enum TerminalRestore {
+    /// The signals that end a process by default and can arrive at a prompt.
+    private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    // Written only before the handlers are installed and after they are removed, and
+    // read by the handler; one prompt at a time (the prompt holds the terminal).
+    nonisolated(unsafe) private static var terminal: Int32 = -1
+    nonisolated(unsafe) private static var saved = termios()
+    nonisolated(unsafe) private static var previous: [Int32: sighandler_t?] = [:]
+
+    /// Remembers `saved` for `fd` and installs the handlers (not over a signal the
+    /// process ignores: an ignored signal stays ignored).
+    static func arm(fd: Int32, saved settings: termios) {
+        saved = settings
+        terminal = fd
+        for number in signals {
+            let old = signal(number, handler)
+            if unsafeBitCast(old, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                signal(number, SIG_IGN)
+            } else {
+                previous[number] = old
+            }
+        }
+    }
+
+    /// Removes the handlers, restoring what was there before.
+    static func disarm() {
+        for (number, old) in previous { signal(number, old) }
+        previous = [:]
+        terminal = -1
+    }
+
+    private static let handler: @convention(c) (Int32) -> Void = { number in
+        if TerminalRestore.terminal >= 0 { _ = tcsetattr(TerminalRestore.terminal, TCSANOW, &TerminalRestore.saved) }
+        signal(number, SIG_DFL)
+        raise(number)
     }
 }

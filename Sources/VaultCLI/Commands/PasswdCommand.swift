@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import VaultStore
 
 struct PasswdCommand: ParsableCommand {
@@ -7,8 +8,11 @@ struct PasswdCommand: ParsableCommand {
         abstract: "Re-encrypt the vault file under a new passphrase (file backend).",
         discussion: """
             The current passphrase comes from the usual sources; the new one from \
-            --new-passphrase-file, else it is asked twice on the terminal. The file is \
-            replaced atomically, with a new salt and the current default work factor.
+            --new-passphrase-file, else VAULT_NEW_PASSPHRASE_FILE, else it is asked twice \
+            on the terminal (never from the current passphrase's sources: with none of \
+            these, exit 2 and the vault is unchanged). A new passphrase equal to the \
+            current one is refused. The file is replaced atomically, with a new salt and \
+            the current default work factor.
             """)
 
     @Option(help: ArgumentHelp("Read the new passphrase from this file.", valueName: "path"))
@@ -22,11 +26,11 @@ struct PasswdCommand: ParsableCommand {
                 throw .invalidInput("passwd applies to the file backend only (the chosen backend is \(decision.kind.rawValue))")
             }
             let vault = StoreFactory.fileStore(options: store)
-            if let newPassphraseFile {
-                try vault.changePassphrase(to: PassphraseSource.readPassphraseFile(newPassphraseFile))
-            } else {
-                try vault.changePassphrase()
+            guard FileManager.default.fileExists(atPath: vault.path) else {
+                throw .invalidInput("there is no vault file at \(vault.path) yet; save an item first")
             }
+            let newPassphrase = try PassphraseSource.newPassphrase(file: newPassphraseFile, environment: store.environment)
+            try vault.changePassphrase(to: newPassphrase)
         }
     }
 }

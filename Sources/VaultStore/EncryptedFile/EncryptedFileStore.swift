@@ -7,9 +7,16 @@ import Synchronization
 ///   encrypted too.
 /// - Every read-modify-write holds an exclusive `flock` on `PATH.lock`, re-reads the
 ///   file under it and replaces it atomically, so concurrent processes lose no update
-///   and a crash never leaves a half-written vault.
-/// - The file is created 0600 in a 0700 directory; a file that the group or others can
-///   read is refused.
+///   and a crash never leaves a half-written vault. The wait for the lock is bounded
+///   (`lockTimeout`); giving up names the lock file (`backendUnavailable`, exit 4).
+/// - The passphrase is asked for and the key derived *before* the lock is taken, so a
+///   person at a prompt never holds up another process; under the lock the header is
+///   checked again, and a header that changed meanwhile is opened with the passphrase
+///   already known, never with a prompt.
+/// - The file is created 0600 in a 0700 directory. A file that the group or others can
+///   read, a directory that they can write or that another user owns, a symlink, a FIFO
+///   or anything but a regular file at the path, and a file over
+///   `FileOperations.maximumVaultSize` are refused (`FileOperations.readPrivateFile`).
 /// - The passphrase is asked for (through `PassphraseSource`) only when the file must be
 ///   opened or created, and at most once per instance: the derived key is cached.
 public final class EncryptedFileStore: SecureStore {
@@ -17,12 +24,16 @@ public final class EncryptedFileStore: SecureStore {
     public let path: String
     private let passphraseSource: PassphraseSource
     private let newFileKDF: KDFParameters
+    /// How long a write waits for another process's lock before giving up.
+    public let lockTimeout: Duration
     private let state = Mutex(State())
 
     private struct State {
         var passphrase: Secret?
         var header: VaultFileFormat.Header?
         var keys: VaultKeys?
+        /// The header and keys for a file this instance is about to create.
+        var newFile: (header: VaultFileFormat.Header, keys: VaultKeys)?
         /// The last file contents seen and their decoded items.
         var snapshotBytes: [UInt8]?
         var snapshotItems: [CredentialKey: Credential] = [:]
@@ -32,10 +43,12 @@ public final class EncryptedFileStore: SecureStore {
     /// - Parameters:
     ///   - passphrase: asked only when the file must be opened or created.
     ///   - kdf: the work factor for files this store creates or re-keys.
-    public init(path: String, passphrase: PassphraseSource, kdf: KDFParameters = .default) {
+    ///   - lockTimeout: the longest a write waits for another process's lock.
+    public init(path: String, passphrase: PassphraseSource, kdf: KDFParameters = .default, lockTimeout: Duration = .seconds(10)) {
         self.path = path
         self.passphraseSource = passphrase
         self.newFileKDF = kdf
+        self.lockTimeout = lockTimeout
     }
 
     /// `$VAULT_FILE`, else `${XDG_DATA_HOME:-$HOME/.local/share}/vault/vault.db`.
@@ -87,62 +100,85 @@ public final class EncryptedFileStore: SecureStore {
         return items.values.filter { server == nil || $0.server == server }.map(\.info).sorted()
     }
 
-    /// Re-encrypts the vault under `newPassphrase` with a new salt and this store's
-    /// work factor, atomically. Throws `.notFound`-like `.invalidInput` when there is
-    /// no vault file yet.
+    /// Re-encrypts the vault under `newPassphrase` with a new salt and this store's work
+    /// factor, atomically. The current passphrase comes from the store's source (asked
+    /// before the lock is taken); a new passphrase equal to it is refused with
+    /// `.invalidInput`, as is a missing vault file. A vault whose passphrase another
+    /// process changed meanwhile is left alone (`.wrongPassphrase`).
     public func changePassphrase(to newPassphrase: Secret) throws(VaultError) {
         guard !newPassphrase.isEmpty else { throw .invalidInput("the new passphrase must not be empty") }
         try state.withLock { state throws(VaultError) in
-            let lock = try FileLock(path: lockPath)
-            guard let items = try currentItems(&state) else {
+            guard try currentItems(&state, mayAsk: true) != nil else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
+            }
+            guard newPassphrase != state.passphrase else {
+                throw .invalidInput("the new passphrase is the same as the current one; the vault is unchanged")
             }
             let header = VaultFileFormat.Header(kdf: newFileKDF, salt: VaultFileFormat.newSalt())
             let keys = try header.kdf.deriveKeys(passphrase: newPassphrase, salt: header.salt)
+            let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+            guard let items = try currentItems(&state, mayAsk: false) else {
+                throw .invalidInput("the vault file at \(path) disappeared; nothing was changed")
+            }
             try write(items, header: header, keys: keys, state: &state)
             state.passphrase = newPassphrase
             _ = consume lock
         }
     }
 
-    /// Asks the passphrase source for a new passphrase (`.change`) and re-keys.
-    public func changePassphrase() throws(VaultError) {
-        try changePassphrase(to: passphraseSource.passphrase(for: .change))
-    }
-
     // MARK: - Internals
 
     /// Runs a read-modify-write under the file lock; `change` returns whether it changed
-    /// anything (nothing is written otherwise).
+    /// anything (nothing is written otherwise). The passphrase and the keys are settled
+    /// before the lock is taken.
     private func mutate(_ change: (inout [CredentialKey: Credential]) throws(VaultError) -> Bool) throws(VaultError) {
         try state.withLock { state throws(VaultError) in
-            try FileOperations.makePrivateDirectory(FileOperations.directory(of: path))
-            let lock = try FileLock(path: lockPath)
+            let directory = FileOperations.directory(of: path)
+            try FileOperations.makePrivateDirectory(directory)
+            try FileOperations.checkPrivateDirectory(directory)
+            try prepareKeys(&state)
+            let lock = try FileLock(path: lockPath, timeout: lockTimeout)
             FileOperations.removeStaleTemporaryFiles(for: path)
             var items: [CredentialKey: Credential]
             let header: VaultFileFormat.Header
             let keys: VaultKeys
-            if let existing = try currentItems(&state), let knownHeader = state.header, let knownKeys = state.keys {
+            if let existing = try currentItems(&state, mayAsk: false), let knownHeader = state.header, let knownKeys = state.keys {
                 items = existing
                 header = knownHeader
                 keys = knownKeys
             } else {
                 items = [:]
-                header = VaultFileFormat.Header(kdf: newFileKDF, salt: VaultFileFormat.newSalt())
-                let passphrase = try obtainPassphrase(.create, cached: state.passphrase)
-                keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
-                state.passphrase = passphrase
+                (header, keys) = try newFileKeys(&state)
             }
             if try change(&items) {
                 try write(items, header: header, keys: keys, state: &state)
+                state.newFile = nil
             }
             _ = consume lock
         }
     }
 
+    /// Before the lock: opens the file as it is now (asking for the passphrase if needed),
+    /// or, when there is none, asks for a new passphrase and derives the new file's keys.
+    private func prepareKeys(_ state: inout State) throws(VaultError) {
+        if try currentItems(&state, mayAsk: true) == nil { _ = try newFileKeys(&state, mayAsk: true) }
+    }
+
+    /// The header and keys of a file to create: made once per instance, with the known
+    /// passphrase (asked for as `.create` only when `mayAsk`).
+    private func newFileKeys(_ state: inout State, mayAsk: Bool = false) throws(VaultError) -> (VaultFileFormat.Header, VaultKeys) {
+        if let prepared = state.newFile { return prepared }
+        let passphrase = try obtainPassphrase(.create, state: &state, mayAsk: mayAsk)
+        let header = VaultFileFormat.Header(kdf: newFileKDF, salt: VaultFileFormat.newSalt())
+        let keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
+        state.newFile = (header, keys)
+        return (header, keys)
+    }
+
     /// The items in the file now, or nil when there is no file. Decrypts only when the
-    /// file's bytes differ from the last ones seen.
-    private func currentItems(_ state: inout State) throws(VaultError) -> [CredentialKey: Credential]? {
+    /// file's bytes differ from the last ones seen; derives keys only when its header
+    /// differs. Without `mayAsk` it never asks for a passphrase (it holds the lock).
+    private func currentItems(_ state: inout State, mayAsk: Bool = true) throws(VaultError) -> [CredentialKey: Credential]? {
         guard let bytes = try FileOperations.readPrivateFile(path) else { return nil }
         if let seen = state.snapshotBytes, seen == bytes { return state.snapshotItems }
         let header = try VaultFileFormat.parseHeader(bytes)
@@ -150,9 +186,8 @@ public final class EncryptedFileStore: SecureStore {
         if let cached = state.keys, state.header == header {
             keys = cached
         } else {
-            let passphrase = try obtainPassphrase(.unlock, cached: state.passphrase)
+            let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: mayAsk)
             keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
-            state.passphrase = passphrase
         }
         let body: [UInt8]
         do {
@@ -173,16 +208,23 @@ public final class EncryptedFileStore: SecureStore {
         return items
     }
 
-    /// The passphrase already known, else the source's.
-    private func obtainPassphrase(_ purpose: PassphrasePurpose, cached: Secret?) throws(VaultError) -> Secret {
-        if let cached { return cached }
-        return try passphraseSource.passphrase(for: purpose)
+    /// The passphrase already known, else the source's (remembered). Never asks when
+    /// `mayAsk` is false: that is a bug in the caller, not something to prompt for.
+    private func obtainPassphrase(_ purpose: PassphrasePurpose, state: inout State, mayAsk: Bool) throws(VaultError) -> Secret {
+        if let known = state.passphrase { return known }
+        guard mayAsk else { throw .backendUnavailable("internal error: the passphrase is needed while the vault is locked") }
+        let passphrase = try passphraseSource.passphrase(for: purpose)
+        state.passphrase = passphrase
+        return passphrase
     }
 
     private func write(
         _ items: [CredentialKey: Credential], header: VaultFileFormat.Header, keys: VaultKeys, state: inout State
     ) throws(VaultError) {
         let sealed = try VaultFileFormat.seal(ItemCodec.encode(items), header: header, keys: keys)
+        guard sealed.count <= FileOperations.maximumVaultSize else {
+            throw .invalidInput("the vault would grow past \(FileOperations.maximumVaultSize >> 20) MiB; nothing was written")
+        }
         try FileOperations.atomicWrite(sealed, to: path)
         state.header = header
         state.keys = keys

@@ -26,25 +26,42 @@ enum FileOperations {
         return lstat(path, &info) == 0
     }
 
-    /// The file's bytes, or nil when it does not exist. Refuses a file that the group or
-    /// others can read or write, and anything that is not a regular file.
+    /// The largest vault file read or written: 64 MiB. A larger file is refused before
+    /// it is read, so a planted huge file cannot exhaust memory.
+    static let maximumVaultSize = 64 << 20
+
+    /// The file's bytes, or nil when it does not exist. Refuses (never blocks on, never
+    /// follows) a symlink, a FIFO, a directory or any other non-regular file; a file that
+    /// the group or others can read or write; one over `maximumVaultSize`; and a file in
+    /// a directory that is not private enough (`checkPrivateDirectory`).
     static func readPrivateFile(_ path: String) throws(VaultError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
+            if code == ELOOP { throw .permission("refusing \(path): it is a symbolic link; point VAULT_FILE at the real file") }
             throw error(code, "cannot open \(path)")
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw error(errno, "cannot stat \(path)") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .permission("\(path) is not a regular file") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let what = info.st_mode & S_IFMT == S_IFDIR ? "a directory" : info.st_mode & S_IFMT == S_IFIFO ? "a FIFO" : "not a regular file"
+            throw .permission("refusing \(path): it is \(what), not a vault file")
+        }
+        try checkPrivateDirectory(directory(of: path))
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             throw .permission(
                 "refusing \(path): its mode \(String(mode, radix: 8)) lets other users read or change it; run: chmod 600 \(path)")
         }
+        guard info.st_uid == getuid() else {
+            throw .permission("refusing \(path): it belongs to user \(info.st_uid), not to you (user \(getuid()))")
+        }
         let size = Int(info.st_size)
+        guard size <= maximumVaultSize else {
+            throw .corrupted("\(path) is \(size >> 20) MiB, larger than a vault file can be (\(maximumVaultSize >> 20) MiB)")
+        }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < size {
@@ -57,6 +74,22 @@ enum FileOperations {
             done += n
         }
         return done == size ? bytes : Array(bytes[0..<done])
+    }
+
+    /// Refuses a vault directory that another user owns or that the group or others can
+    /// write to: they could replace the vault file (exit 4, with the command that fixes it).
+    static func checkPrivateDirectory(_ path: String) throws(VaultError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw error(errno, "cannot stat the directory \(path)") }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .permission("refusing \(path): it is not a directory") }
+        guard info.st_uid == getuid() else {
+            throw .permission("refusing the vault directory \(path): it belongs to user \(info.st_uid), not to you (user \(getuid()))")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o022 == 0 else {
+            throw .permission(
+                "refusing the vault directory \(path): its mode \(String(mode, radix: 8)) lets other users replace files in it; run: chmod go-w \(path)")
+        }
     }
 
     /// Creates `path` and its missing parents with mode 0700.
@@ -95,6 +128,7 @@ enum FileOperations {
             }
             guard fsync(fd) == 0 else { throw error(errno, "cannot flush \(tempPath)") }
         }
+        pauseBeforeRenameForTests()
         guard rename(tempPath, path) == 0 else { throw error(errno, "cannot replace \(path)") }
         renamed = true
         syncDirectory(dir)
@@ -113,6 +147,13 @@ enum FileOperations {
             }
             if name.hasPrefix(prefix), name.count == prefix.count + 6 { unlink("\(dir)/\(name)") }
         }
+    }
+
+    /// For tests only: `VAULT_TEST_WRITE_DELAY_MS` holds a written, unrenamed temporary
+    /// file for that long (at most 10 s), so a test can kill a writer mid-write for sure.
+    private static func pauseBeforeRenameForTests() {
+        guard let raw = getenv("VAULT_TEST_WRITE_DELAY_MS"), let milliseconds = UInt32(String(cString: raw)) else { return }
+        usleep(min(milliseconds, 10_000) * 1000)
     }
 
     private static func tempPrefix(for path: String) -> String { ".\(fileName(of: path)).tmp-" }
@@ -136,15 +177,33 @@ enum FileOperations {
 struct FileLock: ~Copyable {
     private let fd: Int32
 
-    /// Blocks until the lock on `path` (created 0600 when missing) is held.
-    init(path: String) throws(VaultError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw FileOperations.error(errno, "cannot open the lock file \(path)") }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let code = errno
+    /// Waits until the lock on `path` (created 0600 when missing) is held, at most
+    /// `timeout`; then throws `.backendUnavailable` naming the lock file. A lock file that
+    /// is a symlink, not a regular file, or another user's is refused (`.permission`).
+    init(path: String, timeout: Duration) throws(VaultError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw .permission("refusing the lock file \(path): it is a symbolic link") }
+            throw FileOperations.error(errno, "cannot open the lock file \(path)")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
             close(fd)
-            throw FileOperations.error(code, "cannot lock \(path)")
+            throw .permission("refusing the lock file \(path): it is not a regular file of yours; remove it")
+        }
+        let deadline = ContinuousClock.now + timeout
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                close(fd)
+                throw FileOperations.error(code, "cannot lock \(path)")
+            }
+            guard ContinuousClock.now < deadline else {
+                close(fd)
+                throw .backendUnavailable(
+                    "gave up after \(timeout) waiting for the lock \(path): another vault process holds it (VAULT_LOCK_TIMEOUT)")
+            }
+            usleep(5_000)
         }
         self.fd = fd
     }

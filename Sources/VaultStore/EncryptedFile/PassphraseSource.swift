@@ -12,7 +12,8 @@ public enum PassphrasePurpose: Sendable, Equatable {
     case unlock
     /// To create a new vault file (a terminal prompt asks twice).
     case create
-    /// The new passphrase of `vault passwd` (a terminal prompt asks twice).
+    /// The new passphrase of `vault passwd` (a terminal prompt asks twice); see
+    /// `PassphraseSource.newPassphrase(file:environment:)`.
     case change
 }
 
@@ -59,6 +60,20 @@ public struct PassphraseSource: Sendable {
             }
             return try prompt(for: purpose)
         }
+    }
+
+    /// The new passphrase of `vault passwd`: `file` (`--new-passphrase-file`), else
+    /// `VAULT_NEW_PASSPHRASE_FILE`, else asked twice on the terminal. Never the sources of
+    /// the current passphrase: with none of these it fails with `.invalidInput`.
+    public static func newPassphrase(file: String?, environment: [String: String]) throws(VaultError) -> Secret {
+        if let path = file ?? environment["VAULT_NEW_PASSPHRASE_FILE"], !path.isEmpty {
+            return try readPassphraseFile(path)
+        }
+        guard TerminalPrompt.isAvailable else {
+            throw .invalidInput(
+                "no new passphrase: use --new-passphrase-file PATH or VAULT_NEW_PASSPHRASE_FILE, or run vault passwd on a terminal; the vault is unchanged")
+        }
+        return try prompt(for: .change)
     }
 
     /// Reads a passphrase file; one trailing newline is dropped.
