@@ -221,6 +221,8 @@ struct KeyringNeighbourAttackTests {
             .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port, "object": "other-\(tag)"], label: "other path", secret: "other-path-secret"),
             .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "https", "port": port, "object": "tls-\(tag)"], label: "https", secret: "https-secret"),
             .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port, "authtype": "basic-\(tag)"], label: "authtype", secret: "authtype-secret"),
+            // The whole URL in server (the old vault shape) plus an attribute of its own.
+            .secretTool(["user": "alice", "server": fixture.url, "protocol": "http", "port": port, "object": "old-\(tag)"], label: "whole URL", secret: "whole-url-secret"),
         ])
         var env = self.env
         env["VAULT_FILE"] = nil
