@@ -88,7 +88,7 @@ public final class SecretServiceStore: SecureStore {
                 try Self.create(credential, key: key, value: value, collection: collection)
             }
             for other in items where other.item != target?.item {
-                try Self.check("remove an older item of the same key") { error in secret_item_delete_sync(other.item, nil, &error) }
+                try Self.delete(other, doing: "remove an older item of the same key")
             }
         }
     }
@@ -120,7 +120,7 @@ public final class SecretServiceStore: SecureStore {
         let collection = try unlockedDefaultCollection()
         try withItems(matching: key, in: collection) { (items) throws(VaultError) in
             for item in items {
-                try Self.check("remove the item") { error in secret_item_delete_sync(item.item, nil, &error) }
+                try Self.delete(item, doing: "remove the item")
             }
         }
     }
@@ -310,6 +310,16 @@ public final class SecretServiceStore: SecureStore {
             }
             g_object_unref(UnsafeMutableRawPointer(item))
         }
+    }
+
+    /// Deletes `item`; an item that another client deleted first counts as deleted.
+    private static func delete(_ item: FoundItem, doing action: String) throws(VaultError) {
+        var error: UnsafeMutablePointer<GError>? = nil
+        let deleted = secret_item_delete_sync(item.item, nil, &error) != 0
+        let failure = GLibError.take(&error)
+        if deleted && failure == nil { return }
+        if let failure, failure.isVanishedItem { return }
+        throw Self.failure(failure, doing: action)
     }
 
     /// A new SecretValue holding a copy of `secret` ("text/plain" when it is UTF-8, so
