@@ -74,24 +74,81 @@ struct SecretServiceStoreTests {
         try StoreContract.verify(store, namespace: KeyringTestEnvironment.uniqueNamespace("ss-contract"))
     }
 
-    @Test func urlServersGetProtocolAndPortAndStayKeyedByTheGivenString() throws {
+    @Test func urlServersAreStoredInTheNetworkPasswordShapeAndListedByTheGivenString() throws {
         try KeyringTestEnvironment.require()
         let store = try SecretServiceStore()
-        let server = "https://\(KeyringTestEnvironment.uniqueNamespace("url")).example.com:8443/api"
+        let host = "\(KeyringTestEnvironment.uniqueNamespace("url")).example.com"
+        let server = "https://\(host):8443/path"
         let key = CredentialKey(server: server, account: "carol")
         try store.save(Credential(key: key, secret: Secret("url-secret")))
         defer { try? store.remove(key) }
 
-        // secret-tool sees user/server exactly as given, plus protocol and port.
-        let search = try runTool("/usr/bin/secret-tool", ["search", "--all", "user", "carol", "server", server])
-        #expect(search.status == 0)
-        #expect(search.err.contains("attribute.protocol = https") || search.out.contains("attribute.protocol = https"))
-        #expect(search.err.contains("attribute.port = 8443") || search.out.contains("attribute.port = 8443"))
-        let lookup = try runTool("/usr/bin/secret-tool", ["lookup", "user", "carol", "server", server])
+        // secret-tool (and git) find it by host, protocol, port and path, as git's helper stores them.
+        let lookup = try runTool(
+            "/usr/bin/secret-tool", ["lookup", "user", "carol", "server", host, "protocol", "https", "port", "8443", "object", "path"])
+        #expect(lookup.status == 0)
         #expect(lookup.out == "url-secret")
+        let search = try runTool("/usr/bin/secret-tool", ["search", "--all", "user", "carol", "server", host])
+        #expect(search.status == 0)
+        #expect(
+            Set(search.err.split(separator: "\n")) == [
+                "attribute.user = carol", "attribute.server = \(host)", "attribute.protocol = https", "attribute.port = 8443",
+                "attribute.object = path",
+            ], "exactly these attributes: \(search.err)")
+        #expect(search.out.contains("schema = org.gnome.keyring.NetworkPassword"), "\(search.out)")
+        #expect(try runTool("/usr/bin/secret-tool", ["lookup", "user", "carol", "server", server]).status == 1, "no whole URL in server")
+
+        // load and list round-trip the server string as given.
         #expect(try store.load(key)?.secret == Secret("url-secret"))
+        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "vault: carol@\(server)")])
         // Another spelling of the URL is another key.
         #expect(try store.load(CredentialKey(server: server + "/", account: "carol")) == nil)
+        #expect(try store.load(CredentialKey(server: "https://\(host):8443", account: "carol")) == nil)
+    }
+
+    @Test func bareHostsGetUserAndServerOnly() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let host = "\(KeyringTestEnvironment.uniqueNamespace("bare")).example.com"
+        let key = CredentialKey(server: host, account: "carol")
+        try store.save(Credential(key: key, secret: Secret("bare-secret")))
+        defer { try? store.remove(key) }
+        let search = try runTool("/usr/bin/secret-tool", ["search", "--all", "user", "carol", "server", host])
+        #expect(search.status == 0)
+        #expect(Set(search.err.split(separator: "\n")) == ["attribute.user = carol", "attribute.server = \(host)"], "\(search.err)")
+        #expect(search.out.contains("secret = bare-secret"))
+    }
+
+    @Test func legacyItemsAreReadListedAndRewrittenOnSave() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let host = "\(KeyringTestEnvironment.uniqueNamespace("legacy")).example.com"
+        let server = "https://\(host):8443/path"
+        let key = CredentialKey(server: server, account: "dora")
+        // Not exact (stored first: secret-tool's store replaces items that have all its attributes) (no port): someone else's, never touched.
+        let other = ["user", "dora", "server", server, "protocol", "https"]
+        #expect(try runTool("/usr/bin/secret-tool", ["store", "--label=not vault's"] + other, stdin: "other-secret").status == 0)
+        // Exactly what vault wrote before: the whole URL in server, plus protocol and port.
+        let legacy = ["user", "dora", "server", server, "protocol", "https", "port", "8443"]
+        #expect(try runTool("/usr/bin/secret-tool", ["store", "--label=old vault"] + legacy, stdin: "old-secret").status == 0)
+        defer { _ = try? runTool("/usr/bin/secret-tool", ["clear"] + other) }
+        defer { try? store.remove(key) }
+
+        #expect(try store.load(key) == Credential(key: key, secret: Secret("old-secret"), label: "old vault"))
+        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "old vault")])
+
+        try store.save(Credential(key: key, secret: Secret("new-secret")))
+        let newShape = ["user", "dora", "server", host, "protocol", "https", "port", "8443", "object", "path"]
+        #expect(try runTool("/usr/bin/secret-tool", ["lookup"] + newShape).out == "new-secret")
+        let all = try runTool("/usr/bin/secret-tool", ["search", "--all", "user", "dora", "server", server])
+        #expect(all.out.components(separatedBy: "secret = ").count == 2, "only the neighbour is left: \(all.out)")
+        #expect(all.out.contains("secret = other-secret"))
+        #expect(all.err.split(separator: "\n").count == 3, "its attributes are user, server and protocol: \(all.err)")
+        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "vault: dora@\(server)")])
+
+        try store.remove(key)
+        #expect(try store.load(key) == nil)
+        #expect(try runTool("/usr/bin/secret-tool", ["lookup"] + other).out == "other-secret")
     }
 
     @Test func findsAndReplacesWhatSecretToolStored() throws {

@@ -10,15 +10,22 @@ import CLibSecret
 
 /// A `SecureStore` in the Secret Service (GNOME Keyring, KeePassXC) through libsecret.
 ///
-/// Items are password items in the **default collection** with the attributes of
-/// `LibSecretSchema` (`user` = account, `server` = server as given, plus `protocol`/`port`
-/// when the server is a URL), so `secret-tool` and vault see the same items:
-/// - `save` replaces the secret and label of the newest item that matches `user`+`server`
-///   (removing duplicates), or creates one (label default `vault: ACCOUNT@SERVER`);
-/// - `load` returns the newest matching item, `remove` deletes every matching item;
-/// - `list` returns every item of the default collection that has both a `user` and a
-///   `server` attribute (also those `secret-tool` stored), one per key, without loading
-///   any secret, plus vault's items of other kinds.
+/// Items are password items in the **default collection** with the network-password
+/// attributes git's libsecret helper writes (`user` = account; for a URL server `server` =
+/// host, `protocol`, `port`, `object` = path; for any other server `server` = the name as
+/// given), so `secret-tool`, git and vault see the same items. The keyring is shared, so
+/// vault reads, updates and deletes only items whose attribute set is exactly one vault
+/// writes (or reads, for interop) for the key: the neighbours rule of `ItemShape`. Items of
+/// other applications with the same `user` and `server` are never touched.
+/// - `save` replaces the secret and label of the key's best item (its current shape, else
+///   a plain `user`+`server` item), or creates one in the current shape (label default
+///   `vault: ACCOUNT@SERVER`; never through libsecret's "replace", which in GNOME Keyring
+///   replaces every item whose attributes include the new ones), then deletes the key's
+///   other items (duplicates, and an item in the shape older vaults wrote);
+/// - `load` returns the key's best, newest item; `remove` deletes every item of the key;
+/// - `list` returns, one per key, every item of the default collection that is an item of
+///   some key (`ItemShape.classify`), mapped back to the server name `save` was given,
+///   without loading any secret.
 ///
 /// Keys of the other kinds (`ItemKind.tokens`, `.settings`) are stored with the
 /// `vault-kind`/`vault-server`/`vault-account` attributes instead, so that a password
@@ -69,18 +76,19 @@ public final class SecretServiceStore: SecureStore {
         try withItems(matching: key, in: collection) { (items) throws(VaultError) in
             let value = Self.newValue(credential.secret)
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            guard let newest = items.max(by: { $0.modified < $1.modified }) else {
-                try Self.store(credential, key: key, value: value, collection: collection)
-                return
-            }
-            try Self.check("store the secret") { error in secret_item_set_secret_sync(newest.item, value, nil, &error) }
-            if newest.label != credential.label {
-                try Self.check("set the label") { error in
-                    secret_item_set_label_sync(newest.item, credential.label, nil, &error)
+            let target = items.filter { $0.shape != .legacy }.preferred
+            if let target {
+                try Self.check("store the secret") { error in secret_item_set_secret_sync(target.item, value, nil, &error) }
+                if target.label != credential.label {
+                    try Self.check("set the label") { error in
+                        secret_item_set_label_sync(target.item, credential.label, nil, &error)
+                    }
                 }
+            } else {
+                try Self.create(credential, key: key, value: value, collection: collection)
             }
-            for duplicate in items where duplicate.item != newest.item {
-                try Self.check("remove a duplicate item") { error in secret_item_delete_sync(duplicate.item, nil, &error) }
+            for other in items where other.item != target?.item {
+                try Self.delete(other, doing: "remove an older item of the same key")
             }
         }
     }
@@ -90,9 +98,9 @@ public final class SecretServiceStore: SecureStore {
         let collection = try unlockedDefaultCollection()
         return try withItems(matching: key, in: collection) {
             (items) throws(VaultError) -> Credential? in
-            guard let newest = items.max(by: { $0.modified < $1.modified }) else { return nil }
+            guard let best = items.preferred else { return nil }
             var error: UnsafeMutablePointer<GError>? = nil
-            guard let value = secret_retrievable_retrieve_secret_sync(newest.retrievable, nil, &error) else {
+            guard let value = secret_retrievable_retrieve_secret_sync(best.retrievable, nil, &error) else {
                 throw Self.failure(GLibError.take(&error), doing: "read the secret")
             }
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
@@ -103,7 +111,7 @@ public final class SecretServiceStore: SecureStore {
             } else {
                 bytes = []
             }
-            return Credential(key: key, secret: Secret(bytes: bytes), label: newest.label)
+            return Credential(key: key, secret: Secret(bytes: bytes), label: best.label)
         }
     }
 
@@ -112,7 +120,7 @@ public final class SecretServiceStore: SecureStore {
         let collection = try unlockedDefaultCollection()
         try withItems(matching: key, in: collection) { (items) throws(VaultError) in
             for item in items {
-                try Self.check("remove the item") { error in secret_item_delete_sync(item.item, nil, &error) }
+                try Self.delete(item, doing: "remove the item")
             }
         }
     }
@@ -120,13 +128,8 @@ public final class SecretServiceStore: SecureStore {
     public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
         let collection = try unlockedDefaultCollection()
         return try withItems(matching: nil, in: collection) { (items) throws(VaultError) -> [CredentialInfo] in
-            var newest: [CredentialKey: FoundItem] = [:]
-            for item in items {
-                guard let key = item.key, server == nil || key.server == server else { continue }
-                if let seen = newest[key], seen.modified >= item.modified { continue }
-                newest[key] = item
-            }
-            return newest.map { CredentialInfo(key: $0.key, label: $0.value.label) }.sorted()
+            let byKey = Dictionary(grouping: items.filter { server == nil || $0.key.server == server }, by: \.key)
+            return byKey.compactMap { key, items in items.preferred.map { CredentialInfo(key: key, label: $0.label) } }.sorted()
         }
     }
 
@@ -178,55 +181,69 @@ public final class SecretServiceStore: SecureStore {
 
     // MARK: Items
 
-    /// An item that a search found, borrowed from the search result list.
-    private struct FoundItem {
+    /// An item of a key that a search found, borrowed from the search result list.
+    fileprivate struct FoundItem {
         var retrievable: OpaquePointer
         var item: UnsafeMutablePointer<SecretItem>
-        var attributes: [String: String]
+        var path: String
+        var key: CredentialKey
+        var shape: ItemShape
         var label: String
         var modified: UInt64
-
-        /// The vault key of this item (nil when it is not one of vault's kinds of item).
-        var key: CredentialKey? { LibSecretSchema.key(from: attributes) }
     }
 
     /// Searches the default Secret Service for the items of `key` (nil: every item), never
     /// matching the schema name, never unlocking, never loading secrets; keeps those in
-    /// `collection` whose attributes give exactly that key (or any vault key), and runs
-    /// `body` with them. The items live until `body` returns.
+    /// `collection` that are items of exactly that key (or of any key: `ItemShape.classify`),
+    /// and runs `body` with them. The items live until `body` returns.
     private func withItems<R>(
         matching key: CredentialKey?, in collection: String,
         _ body: ([FoundItem]) throws(VaultError) -> R
     ) throws(VaultError) -> R {
-        let attributes = key.map(LibSecretSchema.matchAttributes(for:)) ?? [:]
-        let list = try GLibMemory.withStringTable(attributes) { (table) throws(VaultError) -> UnsafeMutablePointer<GList>? in
-            // An item that another client deletes between SearchItems and libsecret's
-            // loading of its properties fails the whole search: search again (bounded).
+        var lists: [UnsafeMutablePointer<GList>] = []
+        defer { for list in lists { g_list_free_full(list, g_object_unref) } }
+        for attributes in key.map(ItemShape.searches(for:)) ?? [[:]] {
+            if let list = try Self.searchRetrying(attributes, kind: key?.kind) { lists.append(list) }
+        }
+        var seen: Set<String> = []
+        var items: [FoundItem] = []
+        for list in lists {
+            for item in Self.items(in: list, collection: collection)
+            where (key == nil || item.key == key) && seen.insert(item.path).inserted {
+                items.append(item)
+            }
+        }
+        return try body(items)
+    }
+
+    /// One search by `attributes` (empty: every item); the caller frees the list. An item
+    /// that another client deletes between SearchItems and libsecret's loading of its
+    /// properties fails the whole search: search again (bounded).
+    private static func searchRetrying(_ attributes: [String: String], kind: ItemKind?) throws(VaultError) -> UnsafeMutablePointer<GList>? {
+        try GLibMemory.withStringTable(attributes) { (table) throws(VaultError) -> UnsafeMutablePointer<GList>? in
             var attempt = 0
             while true {
                 attempt += 1
                 do throws(GLibError) {
-                    return try Self.search(key: key, table: table)
+                    return try search(table: table, kind: kind)
                 } catch {
                     if error.isVanishedItem && attempt < 20 {
                         usleep(UInt32(5_000 * min(attempt, 10)))
                         continue
                     }
-                    throw Self.failure(error, doing: "search the keyring")
+                    throw failure(error, doing: "search the keyring")
                 }
             }
         }
-        defer { if let list { g_list_free_full(list, g_object_unref) } }
-        return try body(Self.items(in: list, collection: collection, key: key))
     }
 
     /// One search; the caller frees the list.
-    private static func search(key: CredentialKey?, table: OpaquePointer) throws(GLibError) -> UnsafeMutablePointer<GList>? {
+    private static func search(table: OpaquePointer, kind: ItemKind?) throws(GLibError) -> UnsafeMutablePointer<GList>? {
         var error: UnsafeMutablePointer<GError>? = nil
-        // With attributes: the password schema (validated, name not matched), like
+        // For a key: its kind's schema (validated, name not matched), like
         // secret_password_searchv_sync. Without (list all): no schema, since libsecret
         // refuses a schema search that matches nothing; every item of the collection.
-        let schema = key.map { LibSecretSchema.schema(for: $0.kind).pointer }
+        let schema = kind.map { LibSecretSchema.schema(for: $0).pointer }
         let list = secret_service_search_sync(nil, schema, table, SECRET_SEARCH_ALL, nil, &error)
         if let failure = GLibError.take(&error) {
             if let list { g_list_free_full(list, g_object_unref) }
@@ -235,10 +252,8 @@ public final class SecretServiceStore: SecureStore {
         return list
     }
 
-    /// The vault items of a search result that live in `collection` (and have `key`).
-    private static func items(
-        in list: UnsafeMutablePointer<GList>?, collection: String, key: CredentialKey?
-    ) -> [FoundItem] {
+    /// The items of a search result that live in `collection` and are items of some key.
+    private static func items(in list: UnsafeMutablePointer<GList>?, collection: String) -> [FoundItem] {
         let prefix = collection + "/"
         var items: [FoundItem] = []
         for element in GLibMemory.elements(of: list) {
@@ -247,33 +262,64 @@ public final class SecretServiceStore: SecureStore {
             guard g_type_check_instance_is_a(instance, secret_item_get_type()) != 0 else { continue }
             let item = element.assumingMemoryBound(to: SecretItem.self)
             let proxy = element.assumingMemoryBound(to: GDBusProxy.self)
-            guard let path = g_dbus_proxy_get_object_path(proxy), String(cString: path).hasPrefix(prefix) else {
-                continue
-            }
+            guard let rawPath = g_dbus_proxy_get_object_path(proxy) else { continue }
+            let path = String(cString: rawPath)
+            guard path.hasPrefix(prefix) else { continue }
             let retrievable = OpaquePointer(element)
             guard let table = secret_retrievable_get_attributes(retrievable) else { continue }
-            let itemAttributes = GLibMemory.stringDictionary(table)
+            let attributes = GLibMemory.stringDictionary(table)
             g_hash_table_unref(table)
-            let candidate = FoundItem(
-                retrievable: retrievable, item: item, attributes: itemAttributes,
-                label: GLibMemory.takeString(secret_retrievable_get_label(retrievable)) ?? "",
-                modified: UInt64(secret_retrievable_get_modified(retrievable)))
-            guard let found = candidate.key, key == nil || found == key else { continue }
-            items.append(candidate)
+            guard let match = ItemShape.classify(attributes) else { continue }
+            items.append(
+                FoundItem(
+                    retrievable: retrievable, item: item, path: path, key: match.key, shape: match.shape,
+                    label: GLibMemory.takeString(secret_retrievable_get_label(retrievable)) ?? "",
+                    modified: UInt64(secret_retrievable_get_modified(retrievable))))
         }
         return items
     }
 
-    /// Creates a new item in `collection` (an object path, so nothing is ever created).
-    private static func store(
+    /// Creates a new item of `key` in the current shape in `collection`, the default
+    /// collection's object path (no collection is ever created). Never "replace": GNOME Keyring's replace deletes
+    /// every item whose attributes include the new item's, i.e. the neighbours.
+    private static func create(
         _ credential: Credential, key: CredentialKey, value: OpaquePointer, collection: String
     ) throws(VaultError) {
-        try GLibMemory.withStringTable(LibSecretSchema.storeAttributes(for: key)) { (table) throws(VaultError) in
-            try check("store the item") { error in
-                secret_password_storev_binary_sync(
-                    LibSecretSchema.schema(for: key.kind).pointer, table, collection, credential.label, value, nil, &error)
-            }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
+            throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
         }
+        defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        guard let proxy = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, nil, &error) else {
+            throw failure(GLibError.take(&error), doing: "open the default collection")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(proxy)) }
+        let path = proxy.withMemoryRebound(to: GDBusProxy.self, capacity: 1) { g_dbus_proxy_get_object_path($0) }
+        guard let path, String(cString: path) == collection else {
+            throw .backendUnavailable("Secret Service: the default collection changed while vault used it; try again")
+        }
+        try GLibMemory.withStringTable(ItemShape.storeAttributes(for: key)) { (table) throws(VaultError) in
+            var error: UnsafeMutablePointer<GError>? = nil
+            let item = secret_item_create_sync(
+                proxy, LibSecretSchema.schema(for: key.kind).pointer, table, credential.label, value,
+                SECRET_ITEM_CREATE_NONE, nil, &error)
+            let failure = GLibError.take(&error)
+            guard let item, failure == nil else {
+                if let item { g_object_unref(UnsafeMutableRawPointer(item)) }
+                throw Self.failure(failure, doing: "store the item")
+            }
+            g_object_unref(UnsafeMutableRawPointer(item))
+        }
+    }
+
+    /// Deletes `item`; an item that another client deleted first counts as deleted.
+    private static func delete(_ item: FoundItem, doing action: String) throws(VaultError) {
+        var error: UnsafeMutablePointer<GError>? = nil
+        let deleted = secret_item_delete_sync(item.item, nil, &error) != 0
+        let failure = GLibError.take(&error)
+        if deleted && failure == nil { return }
+        if let failure, failure.isVanishedItem { return }
+        throw Self.failure(failure, doing: action)
     }
 
     /// A new SecretValue holding a copy of `secret` ("text/plain" when it is UTF-8, so
@@ -314,4 +360,9 @@ public final class SecretServiceStore: SecureStore {
         }
         return .backendUnavailable("Secret Service: could not \(action): \(error.message)")
     }
+}
+
+extension Array where Element == SecretServiceStore.FoundItem {
+    /// The item `load` reads and `save` updates: the best shape, then the newest.
+    fileprivate var preferred: Element? { self.min { ($0.shape, $1.modified) < ($1.shape, $0.modified) } }
 }
