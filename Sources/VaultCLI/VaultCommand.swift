@@ -28,6 +28,7 @@ public struct VaultCommand: AsyncParsableCommand {
     /// Parses the arguments, runs the command and exits with the documented exit codes
     /// (argument errors exit 2, not swift-argument-parser's 64).
     public static func runAndExit(_ arguments: [String]? = nil) async -> Never {
+        ProcessHardening.apply()
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         do {
             var command = try parseAsRoot(arguments)

@@ -1,0 +1,21 @@
+import Foundation
+
+/// Keeps secrets in this process's memory out of core files and out of other
+/// processes' reach: no core dump is written when `vault` crashes (`RLIMIT_CORE` 0), and
+/// the process is not dumpable (`PR_SET_DUMPABLE` 0), so other processes of the same
+/// user cannot attach to it or read its memory through `/proc`.
+enum ProcessHardening {
+    static func apply() {
+        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
+        setNotDumpable()
+    }
+
+    /// `prctl(PR_SET_DUMPABLE, 0)`. Glibc's Swift module does not export `prctl` (it is
+    /// variadic in C), so it is looked up by name; `PR_SET_DUMPABLE` is 4 (linux/prctl.h).
+    private static func setNotDumpable() {
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
+        _ = unsafeBitCast(symbol, to: Prctl.self)(4, 0, 0, 0, 0)
+    }
+}
