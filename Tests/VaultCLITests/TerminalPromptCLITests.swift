@@ -47,6 +47,18 @@ import Testing
             input.fileHandleForWriting.write(Data((line + "\n").utf8))
         }
 
+        /// Waits (at most 20 s) until `prompt` has been shown, without typing anything.
+        func waitFor(_ prompt: String) async throws {
+            let deadline = Date().addingTimeInterval(20)
+            while !text.contains(prompt) {
+                guard Date() < deadline, process.isRunning else {
+                    Issue.record("no prompt \"\(prompt)\" in: \(text)")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
         func finish() async throws -> Int32 {
             let deadline = Date().addingTimeInterval(20)
             while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }

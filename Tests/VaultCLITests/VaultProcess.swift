@@ -93,11 +93,34 @@ final class RunningProcess: @unchecked Sendable {
         Thread.detachNewThread { self.err = errHandle.readDataToEndOfFile(); self.group.leave() }
     }
 
-    /// Sends SIGKILL to the program and to its session (`setsid --wait` may fork).
+    /// Sends SIGKILL to the program itself and to every process under it. (`setsid --wait`
+    /// forks when it leads a process group, so the program may be its child, in a session
+    /// and group of its own: signalling the wrapper's pid or group would miss it.)
     func kill() {
         let pid = process.processIdentifier
-        Foundation.kill(-pid, SIGKILL)
+        for victim in Self.descendants(of: pid).reversed() { Foundation.kill(victim, SIGKILL) }
         Foundation.kill(pid, SIGKILL)
+    }
+
+    /// Every process below `pid`, parents before children, read from /proc.
+    static func descendants(of pid: Int32) -> [Int32] {
+        var parents: [Int32: [Int32]] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = Int32(fields[1]) { parents[parent, default: []].append(child) }
+        }
+        var result: [Int32] = []
+        var queue = [pid]
+        while let next = queue.popLast() {
+            for child in parents[next] ?? [] where !result.contains(child) {
+                result.append(child)
+                queue.append(child)
+            }
+        }
+        return result
     }
 
     /// Waits for the end without blocking a thread (killing it after `timeout` seconds).
