@@ -31,11 +31,13 @@ public struct AuthSession: Sendable {
         guard let base = URL(string: settings.serverURL) else {
             throw .invalidRequest("not a URL: \(settings.serverURL)")
         }
+        // Every exchange, logins and refreshes included, has the one deadline of the configuration.
+        let timeout = configuration.requestTimeout
         switch settings.provider {
         case .reference:
-            return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock, logger: logger)
+            return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock, timeout: timeout, logger: logger)
         case .oauth2:
-            return try OAuth2Provider(settings: settings, transport: transport, clock: clock)
+            return try OAuth2Provider(settings: settings, transport: transport, clock: clock, timeout: timeout)
         }
     }
 

@@ -2,7 +2,8 @@ import Foundation
 @_spi(Benchmarks) import VaultStore
 
 /// `VaultBench [section...]`: release-mode benchmarks that print Markdown tables.
-/// Sections: file, requester (default: all). Run through `Scripts/bench`.
+/// Sections: file, requester (default: both), keyring (inside `Scripts/with-keyring`).
+/// Run through `Scripts/bench`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
 let vaultBinary = ProcessInfo.processInfo.environment["VAULT_BIN"] ?? "\(binDirectory)/vault"
@@ -17,6 +18,7 @@ for section in sections {
     case "kdf-once":  // one cold key derivation in a fresh process, timed by the file section
         try KDFParameters.default.deriveKeysForBenchmark(passphrase: Secret("benchmark passphrase"))
     case "requester": try await RequesterBench.run(vaultBinary: vaultBinary, workDirectory: work)
+    case "keyring": try KeyringBench.run()
     default:
         FileHandle.standardError.write(Data("VaultBench: unknown section \(section)\n".utf8))
         exit(2)

@@ -33,8 +33,11 @@ final class AuthFixture: @unchecked Sendable {
         return env
     }
 
-    func vault(_ args: [String], stdin: String? = nil, env extra: [String: String] = [:]) async throws -> ProcessResult {
-        try await VaultProcess.vaultAsync(args, environment: env.merging(extra) { $1 }, stdin: stdin.map { Data($0.utf8) })
+    func vault(_ args: [String], stdin: String? = nil, env extra: [String: String] = [:], timeout: Double = 60) async throws
+        -> ProcessResult
+    {
+        try await VaultProcess.vaultAsync(
+            args, environment: env.merging(extra) { $1 }, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
     }
 
     func login(account: String = "alice", password: String? = nil) async throws -> ProcessResult {

@@ -311,41 +311,6 @@ struct MuteSocket {
     func close() { _ = Glibc.close(fd) }
 }
 
-/// In-process latency of `SecretServiceStore` (for Scripts/bench-secret-service); runs
-/// only with VAULT_BENCH_IN_PROCESS=1 and prints `BENCH` lines.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["VAULT_BENCH_IN_PROCESS"] == "1"))
-struct SecretServiceStoreBenchmark {
-    @Test func inProcessLatency() throws {
-        try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore()
-        let key = CredentialKey(server: KeyringTestEnvironment.uniqueNamespace("bench") + ".example.org", account: "bench")
-        try store.save(Credential(key: key, secret: Secret("bench-secret-value")))
-        defer { try? store.remove(key) }
-
-        func measure(_ name: String, runs: Int = 200, _ body: () throws -> Void) rethrows {
-            for _ in 0..<10 { try body() }
-            var samples: [Double] = []
-            for _ in 0..<runs {
-                let start = ContinuousClock.now
-                try body()
-                let elapsed = ContinuousClock.now - start
-                samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-            }
-            samples.sort()
-            let median = samples[samples.count / 2]
-            let p90 = samples[samples.count * 9 / 10]
-            print("BENCH in-process \(name.padding(toLength: 40, withPad: " ", startingAt: 0)) median \(String(format: "%.3f", median)) ms  p90 \(String(format: "%.3f", p90)) ms  (\(runs) runs)")
-        }
-        try measure("SecretServiceStore.load") { _ = try store.load(key) }
-        try measure("SecretServiceStore.list(server:)") { _ = try store.list(server: key.server) }
-        try measure("SecretServiceStore.save (update)") { try store.save(Credential(key: key, secret: Secret("bench-secret-value"))) }
-        try measure("SecretServiceStore() (probe, cached bus)") { _ = try SecretServiceStore() }
-        try measure("BackendSelection.decide(auto)", runs: 50) {
-            _ = try BackendSelection.decide(requested: .auto, environment: ProcessInfo.processInfo.environment)
-        }
-    }
-}
-
 extension SecretServiceStoreTests {
     @Test func otherKindsNeverMatchAPasswordLookup() throws {
         try KeyringTestEnvironment.require()

@@ -144,8 +144,9 @@ struct HTTPAttackTests {
         #expect(try await fixture.login().status == 0)
         try await Task.sleep(for: .milliseconds(2100))
         fixture.server.faults.set(.stallBody, hangSeconds: 30)
+        // The process bound (timeout + 6 s of slack) fails the test if the stall holds vault.
         let stalled = try await fixture.vault(
-            ["request", "--server", fixture.url, "--account", "alice", "--timeout", "2", "/api/get_devs"])
+            ["request", "--server", fixture.url, "--account", "alice", "--timeout", "2", "/api/get_devs"], timeout: 8)
         expectOneLine(stalled, status: 5, "stalled refresh")
         fixture.server.faults.reset()
         let next = try await fixture.vault(["request", "--server", fixture.url, "--account", "alice", "--timeout", "5", "/api/get_devs"])
