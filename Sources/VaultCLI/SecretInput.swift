@@ -12,17 +12,10 @@ enum SecretInput {
         if Terminal.stdinIsTerminal {
             secret = try TerminalPrompt.readSecret(prompt: prompt)
         } else {
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { Foundation.read(STDIN_FILENO, $0.baseAddress!, $0.count) }
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { throw .invalidInput("cannot read the secret from standard input") }
-                if n == 0 { break }
-                bytes.append(contentsOf: buffer[0..<n])
-                guard bytes.count <= maximumSize else { throw .invalidInput("the secret is larger than 1 MiB") }
-            }
+            // Room for one trailing newline (or CRLF) after a secret of the largest size.
+            let bytes = try BoundedRead.all(fd: STDIN_FILENO, limit: maximumSize + 2, what: "the secret on standard input")
             secret = Secret(bytes: PassphraseSource.dropOneNewline(bytes))
+            guard secret.bytes.count <= maximumSize else { throw .invalidInput("the secret is larger than 1 MiB") }
         }
         guard !secret.isEmpty else { throw .invalidInput("the secret is empty (pipe it on standard input)") }
         return secret
