@@ -3,7 +3,8 @@ import Testing
 
 /// End-to-end tests of the `vault` command on the encrypted-file backend: real child
 /// processes, real files in temporary directories.
-@Suite struct FileBackendCLITests {
+// Serialized: its tests wait on child processes synchronously (see KeyringNeighbourAttackTests).
+@Suite(.serialized) struct FileBackendCLITests {
     let dir: String
     let passphrase = "pass-phrase-7f3a-do-not-print"
     let secret = "s3cret-value-91bd-do-not-print"
@@ -151,7 +152,7 @@ import Testing
     /// delay) between writing its temporary file and renaming it, and killed exactly then;
     /// one in four completes.
     /// The vault must always open, keep every committed save, and lose only killed ones.
-    @Test func killedWritersNeverDamageTheVault() throws {
+    @Test func killedWritersNeverDamageTheVault() async throws {
         var committed: Set<String> = []
         var killedMidWrite = 0
         var generator = SystemRandomNumberGenerator()
@@ -166,17 +167,17 @@ import Testing
                 stdin: Data("v\(index)".utf8))
             if midWrite {
                 let deadline = Date().addingTimeInterval(10)
-                while Date() < deadline, temporaryFiles().subtracting(staleTemporaryFiles).isEmpty { usleep(2_000) }
+                while Date() < deadline, temporaryFiles().subtracting(staleTemporaryFiles).isEmpty { try await Task.sleep(for: .milliseconds(2)) }
                 if !temporaryFiles().subtracting(staleTemporaryFiles).isEmpty { killedMidWrite += 1 }
             } else if index % 4 == 0 {
-                _ = try process.finish()  // one in four runs to completion: commits to keep
+                _ = try await process.finishAsync()  // one in four runs to completion: commits to keep
             } else {
-                usleep(UInt32.random(in: 0...150_000, using: &generator))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...150, using: &generator)))
             }
             process.kill()
-            let result = try process.finish()
+            let result = try await process.finishAsync()
             if result.status == 0, !result.signalled { committed.insert(account) }
-            let listed = try vault("list")
+            let listed = try await VaultProcess.vaultAsync(["list"], environment: env)
             #expect(listed.status == 0, "the vault must always open: \(listed.err)")
             let present = Set(listed.out.split(separator: "\n").compactMap { $0.split(separator: "\t").dropFirst().first.map(String.init) })
             #expect(committed.isSubset(of: present), "lost a committed save")
@@ -185,7 +186,7 @@ import Testing
         }
         #expect(killedMidWrite == 15, "every held writer was killed mid-write: \(killedMidWrite)")
         #expect(committed.count >= 8, "the completed saves (and any that beat their kill) stayed: \(committed.count)")
-        #expect(try vault("save", "--server", "s", "--account", "last", stdin: "x").status == 0)
+        #expect(try await VaultProcess.vaultAsync(["save", "--server", "s", "--account", "last"], environment: env, stdin: Data("x".utf8)).status == 0)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: "\(dir)/data/vault")
         #expect(leftovers.filter { $0.contains(".tmp-") }.isEmpty, "the next writer cleans up: \(leftovers)")
     }

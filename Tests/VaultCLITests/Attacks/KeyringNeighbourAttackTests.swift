@@ -8,7 +8,9 @@ import Testing
 /// survive byte for byte. Real `vault` processes, the real GNOME Keyring of
 /// `Scripts/with-keyring`, real `secret-tool`, real git. Every command's exit status and
 /// output are checked, and no secret may appear on stderr.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+// Serialized: its tests wait on child processes synchronously, and at most one of them
+// may hold a thread of the small concurrency pool that in-process servers need.
+@Suite(.serialized, .disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
 struct KeyringNeighbourAttackTests {
     let dir: String
     let keyring: KeyringInspector

@@ -4,6 +4,8 @@ import Testing
 /// Attacks on the encrypted vault file: the path, the directory, the lock, the size,
 /// concurrent and killed `passwd`, a person sitting at a prompt. Each: the documented
 /// exit code, one line on stderr, nothing lost, no secret or passphrase printed, never a hang.
+/// Every wait is asynchronous: a blocked thread of the (2-thread) concurrency pool would
+/// stall the other suites' in-process servers.
 @Suite("Attack: the vault file, its lock and its passphrase")
 final class VaultFileAttackTests {
     let dir: String
@@ -31,16 +33,18 @@ final class VaultFileAttackTests {
     }
 
     @discardableResult
-    func vault(_ args: [String], stdin: Data? = nil, env extra: [String: String] = [:], timeout: Double = 30) throws -> ProcessResult {
-        try VaultProcess.vault(args, environment: env(extra), stdin: stdin, timeout: timeout)
+    func vault(_ args: [String], stdin: Data? = nil, env extra: [String: String] = [:], timeout: Double = 30) async throws
+        -> ProcessResult
+    {
+        try await VaultProcess.vaultAsync(args, environment: env(extra), stdin: stdin, timeout: timeout)
     }
 
-    func save(_ account: String, _ value: String, env extra: [String: String] = [:]) throws -> ProcessResult {
-        try vault(["save", "--server", "s", "--account", account], stdin: Data(value.utf8), env: extra)
+    func save(_ account: String, _ value: String, env extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await vault(["save", "--server", "s", "--account", account], stdin: Data(value.utf8), env: extra)
     }
 
-    func load(_ account: String, env extra: [String: String] = [:]) throws -> ProcessResult {
-        try vault(["load", "--server", "s", "--account", account], env: extra)
+    func load(_ account: String, env extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await vault(["load", "--server", "s", "--account", account], env: extra)
     }
 
     func file(_ name: String, _ contents: String) -> String {
@@ -65,59 +69,62 @@ final class VaultFileAttackTests {
     // MARK: passwd
 
     @Test("passwd with only the current passphrase's sources: exit 2, the options named, the file unchanged")
-    func passwdNeedsANewPassphraseSource() throws {
-        #expect(try save("a", secret).status == 0)
+    func passwdNeedsANewPassphraseSource() async throws {
+        #expect(try await save("a", secret).status == 0)
         let before = vaultBytes
-        let passwd = try vault(["passwd"])
+        let passwd = try await vault(["passwd"])
         expectOneLine(passwd, status: 2, "passwd", mentioning: "--new-passphrase-file")
         #expect(passwd.err.contains("VAULT_NEW_PASSPHRASE_FILE"))
         #expect(vaultBytes == before, "byte for byte unchanged")
-        #expect(try load("a").out == secret)
+        #expect(try await load("a").out == secret)
     }
 
     @Test("passwd to the same passphrase is refused; VAULT_NEW_PASSPHRASE_FILE really changes it")
-    func passwdSameAndEnvironment() throws {
-        #expect(try save("a", secret).status == 0)
+    func passwdSameAndEnvironment() async throws {
+        #expect(try await save("a", secret).status == 0)
         let before = vaultBytes
-        let same = try vault(["passwd", "--new-passphrase-file", file("same", passphrase + "\n")])
+        let same = try await vault(["passwd", "--new-passphrase-file", file("same", passphrase + "\n")])
         expectOneLine(same, status: 2, "same passphrase", mentioning: "same")
         #expect(vaultBytes == before)
         let newPassphrase = "a-new-phrase-44b0"
-        let changed = try vault(["passwd"], env: ["VAULT_NEW_PASSPHRASE_FILE": file("new", newPassphrase)])
+        let changed = try await vault(["passwd"], env: ["VAULT_NEW_PASSPHRASE_FILE": file("new", newPassphrase)])
         #expect(changed.status == 0, "\(changed.err)")
-        expectOneLine(try load("a"), status: 3, "old passphrase", mentioning: "wrong passphrase")
-        #expect(try load("a", env: ["VAULT_PASSPHRASE": newPassphrase]).out == secret)
+        expectOneLine(try await load("a"), status: 3, "old passphrase", mentioning: "wrong passphrase")
+        #expect(try await load("a", env: ["VAULT_PASSPHRASE": newPassphrase]).out == secret)
     }
 
     /// Which of `candidates` open the vault with every item of `expected` intact.
-    func passphrasesThatOpen(_ candidates: [String], expected: [String: String]) throws -> [String] {
-        try candidates.filter { candidate in
-            let listed = try vault(["list"], env: ["VAULT_PASSPHRASE": candidate])
-            guard listed.status == 0 else { return false }
+    func passphrasesThatOpen(_ candidates: [String], expected: [String: String]) async throws -> [String] {
+        var opening: [String] = []
+        for candidate in candidates {
+            let listed = try await vault(["list"], env: ["VAULT_PASSPHRASE": candidate])
+            guard listed.status == 0 else { continue }
             for (account, value) in expected {
-                #expect(try load(account, env: ["VAULT_PASSPHRASE": candidate]).out == value, "\(account) lost")
+                #expect(try await load(account, env: ["VAULT_PASSPHRASE": candidate]).out == value, "\(account) lost")
             }
-            return true
+            opening.append(candidate)
         }
+        return opening
     }
 
     @Test("two passwd at once: the vault opens under exactly one of the two new passphrases, items intact")
-    func concurrentPasswd() throws {
+    func concurrentPasswd() async throws {
         for round in 0..<3 {
             let start = "start-\(round)-7d"
             let vaultEnv = ["VAULT_PASSPHRASE": start, "VAULT_FILE": "\(vaultDir)/round\(round).db"]
-            #expect(try vault(["save", "--server", "s", "--account", "a"], stdin: Data(secret.utf8), env: vaultEnv).status == 0)
+            #expect(try await vault(["save", "--server", "s", "--account", "a"], stdin: Data(secret.utf8), env: vaultEnv).status == 0)
             let first = file("first-\(round)", "first-\(round)-phrase")
             let second = file("second-\(round)", "second-\(round)-phrase")
             let running = try [first, second].map { path in
                 try VaultProcess.start(VaultProcess.vaultPath, ["passwd", "--new-passphrase-file", path], environment: env(vaultEnv))
             }
-            let results = try running.map { try $0.finish(timeout: 30) }
+            var results: [ProcessResult] = []
+            for process in running { results.append(try await process.finishAsync(timeout: 30)) }
             #expect(results.contains { $0.status == 0 }, "\(results.map(\.err))")
             for result in results where result.status != 0 { expectOneLine(result, status: 3, "the slower passwd") }
             var opening: [String] = []
             for candidate in [start, "first-\(round)-phrase", "second-\(round)-phrase"] {
-                let listed = try vault(["load", "--server", "s", "--account", "a"], env: vaultEnv.merging(["VAULT_PASSPHRASE": candidate]) { $1 })
+                let listed = try await vault(["load", "--server", "s", "--account", "a"], env: vaultEnv.merging(["VAULT_PASSPHRASE": candidate]) { $1 })
                 if listed.status == 0 {
                     #expect(listed.out == secret)
                     opening.append(candidate)
@@ -128,12 +135,12 @@ final class VaultFileAttackTests {
     }
 
     @Test("passwd killed at random moments, mid-write included: the vault always opens under exactly one passphrase")
-    func killedPasswd() throws {
+    func killedPasswd() async throws {
         var current = passphrase
         var expected: [String: String] = [:]
         for index in 0..<4 {
             expected["item\(index)"] = "value-\(index)"
-            #expect(try save("item\(index)", "value-\(index)").status == 0)
+            #expect(try await save("item\(index)", "value-\(index)").status == 0)
         }
         var generator = SystemRandomNumberGenerator()
         var killedMidWrite = 0
@@ -144,14 +151,14 @@ final class VaultFileAttackTests {
             let process = try VaultProcess.start(
                 VaultProcess.vaultPath, ["passwd", "--new-passphrase-file", file("next-\(round)", next)],
                 environment: env(["VAULT_PASSPHRASE": current, "VAULT_TEST_WRITE_DELAY_MS": delay]))
-            if delay != "0", waitForNewTemporaryFile(besides: stale, limit: 10) {
+            if delay != "0", await waitForNewTemporaryFile(besides: stale, limit: 10) {
                 killedMidWrite += 1
             } else {
-                usleep(UInt32.random(in: 0...40_000, using: &generator))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...40, using: &generator)))
             }
             process.kill()
-            _ = try process.finish()
-            let opening = try passphrasesThatOpen([current, next], expected: expected)
+            _ = try await process.finishAsync()
+            let opening = try await passphrasesThatOpen([current, next], expected: expected)
             #expect(opening.count == 1, "round \(round): opens under \(opening)")
             if let only = opening.first { current = only }
         }
@@ -164,11 +171,11 @@ final class VaultFileAttackTests {
     }
 
     /// Waits until a temporary file that is not in `stale` appears (bounded).
-    func waitForNewTemporaryFile(besides stale: Set<String>, limit: Double) -> Bool {
+    func waitForNewTemporaryFile(besides stale: Set<String>, limit: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(limit)
         while Date() < deadline {
             if !temporaryFiles().subtracting(stale).isEmpty { return true }
-            usleep(2_000)
+            try? await Task.sleep(for: .milliseconds(2))
         }
         return false
     }
@@ -176,126 +183,126 @@ final class VaultFileAttackTests {
     // MARK: the lock
 
     @Test("a lock held elsewhere: save gives up within its bound naming the lock file (exit 4); reads go on")
-    func heldLock() throws {
-        #expect(try save("a", secret).status == 0)
+    func heldLock() async throws {
+        #expect(try await save("a", secret).status == 0)
         let holder = try VaultProcess.start("/usr/bin/flock", [vaultFile + ".lock", "sleep", "20"], environment: env())
         defer { holder.kill() }
-        usleep(300_000)
-        let blocked = try vault(["save", "--server", "s", "--account", "b"], stdin: Data("x".utf8), timeout: 15)
+        try await Task.sleep(for: .milliseconds(300))
+        let blocked = try await vault(["save", "--server", "s", "--account", "b"], stdin: Data("x".utf8), timeout: 15)
         expectOneLine(blocked, status: 4, "held lock", mentioning: vaultFile + ".lock")
-        #expect(try load("a").out == secret, "reading needs no lock")
-        #expect(try load("b").status == 1, "nothing half-written")
+        #expect(try await load("a").out == secret, "reading needs no lock")
+        #expect(try await load("b").status == 1, "nothing half-written")
     }
 
     @Test("a person at the passphrase prompt holds no lock: a service's save goes through meanwhile")
     func promptHoldsNoLock() async throws {
-        #expect(try save("service", "first").status == 0)
+        #expect(try await save("service", "first").status == 0)
         var ttyEnv = env()
         ttyEnv["VAULT_PASSPHRASE"] = nil
         ttyEnv["TERM"] = "dumb"
         let person = try TerminalPromptCLITests.Session(["save", "--server", "s", "--account", "person"], environment: ttyEnv)
         try await person.answer("Secret for person@s:", with: "typed-by-a-person")
         try await person.waitFor("Vault passphrase:")
-        let service = try VaultProcess.vault(
+        let service = try await VaultProcess.vaultAsync(
             ["save", "--server", "s", "--account", "service"], environment: env(), stdin: Data("second".utf8), timeout: 15)
         #expect(service.status == 0, "the service was blocked: \(service.err)")
         try await person.answer("Vault passphrase:", with: passphrase)
         #expect(try await person.finish() == 0, "\(person.text)")
-        #expect(try load("service").out == "second")
-        #expect(try load("person").out == "typed-by-a-person")
+        #expect(try await load("service").out == "second")
+        #expect(try await load("person").out == "typed-by-a-person")
     }
 
     @Test("a lock file that is a symlink or not the user's: refused, exit 4")
-    func hostileLockFiles() throws {
-        #expect(try save("a", secret).status == 0)
+    func hostileLockFiles() async throws {
+        #expect(try await save("a", secret).status == 0)
         let lock = vaultFile + ".lock"
         try? FileManager.default.removeItem(atPath: lock)
         symlink("\(dir)/elsewhere", lock)
-        expectOneLine(try save("b", "x"), status: 4, "symlinked lock", mentioning: "symbolic link")
+        expectOneLine(try await save("b", "x"), status: 4, "symlinked lock", mentioning: "symbolic link")
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/elsewhere"), "nothing created through the link")
         unlink(lock)
         _ = FileManager.default.createFile(atPath: lock, contents: nil, attributes: [.posixPermissions: 0o600])
         chown(lock, 65534, 65534)
-        expectOneLine(try save("b", "x"), status: 4, "foreign lock", mentioning: "lock file")
-        #expect(try load("a").out == secret)
+        expectOneLine(try await save("b", "x"), status: 4, "foreign lock", mentioning: "lock file")
+        #expect(try await load("a").out == secret)
     }
 
     // MARK: the path and the directory
 
     @Test("a symlink, a FIFO or a directory at the vault path: exit 4 at once, nothing touched")
-    func nonFilesAtThePath() throws {
+    func nonFilesAtThePath() async throws {
         try FileManager.default.createDirectory(atPath: vaultDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let target = file("target.db", "not a vault")
         symlink(target, vaultFile)
-        expectOneLine(try load("a"), status: 4, "symlink load", mentioning: "symbolic link")
-        expectOneLine(try save("a", secret), status: 4, "symlink save", mentioning: "symbolic link")
+        expectOneLine(try await load("a"), status: 4, "symlink load", mentioning: "symbolic link")
+        expectOneLine(try await save("a", secret), status: 4, "symlink save", mentioning: "symbolic link")
         #expect(FileManager.default.contents(atPath: target) == Data("not a vault".utf8))
         unlink(vaultFile)
 
         mkfifo(vaultFile, 0o600)
-        expectOneLine(try vault(["load", "--server", "s", "--account", "a"], timeout: 10), status: 4, "FIFO load", mentioning: "FIFO")
-        expectOneLine(try vault(["save", "--server", "s", "--account", "a"], stdin: Data("x".utf8), timeout: 10), status: 4, "FIFO save")
+        expectOneLine(try await vault(["load", "--server", "s", "--account", "a"], timeout: 10), status: 4, "FIFO load", mentioning: "FIFO")
+        expectOneLine(try await vault(["save", "--server", "s", "--account", "a"], stdin: Data("x".utf8), timeout: 10), status: 4, "FIFO save")
         unlink(vaultFile)
 
         mkdir(vaultFile, 0o700)
-        expectOneLine(try load("a"), status: 4, "directory", mentioning: "directory")
-        expectOneLine(try save("a", secret), status: 4, "directory save")
+        expectOneLine(try await load("a"), status: 4, "directory", mentioning: "directory")
+        expectOneLine(try await save("a", secret), status: 4, "directory save")
     }
 
     @Test("a vault directory others can write to, or another user's: refused with the fix, exit 4")
-    func unsafeDirectories() throws {
-        #expect(try save("a", secret).status == 0)
+    func unsafeDirectories() async throws {
+        #expect(try await save("a", secret).status == 0)
         for mode in [0o770, 0o777, 0o1777] as [mode_t] {
             chmod(vaultDir, mode)
-            expectOneLine(try load("a"), status: 4, "mode \(String(mode, radix: 8))", mentioning: "chmod go-w")
-            expectOneLine(try save("b", "x"), status: 4, "mode \(String(mode, radix: 8)) save")
+            expectOneLine(try await load("a"), status: 4, "mode \(String(mode, radix: 8))", mentioning: "chmod go-w")
+            expectOneLine(try await save("b", "x"), status: 4, "mode \(String(mode, radix: 8)) save")
         }
         chmod(vaultDir, 0o755)
-        #expect(try load("a").out == secret, "a readable, not writable, directory is fine")
+        #expect(try await load("a").out == secret, "a readable, not writable, directory is fine")
         chown(vaultDir, 65534, 65534)
-        expectOneLine(try load("a"), status: 4, "foreign directory", mentioning: "belongs to user 65534")
+        expectOneLine(try await load("a"), status: 4, "foreign directory", mentioning: "belongs to user 65534")
         chown(vaultDir, getuid(), getgid())
-        #expect(try load("a").out == secret)
+        #expect(try await load("a").out == secret)
     }
 
     @Test("a vault file over 64 MiB is refused before it is read (exit 3); garbage is refused too")
-    func hugeAndGarbageFiles() throws {
+    func hugeAndGarbageFiles() async throws {
         try FileManager.default.createDirectory(atPath: vaultDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let fd = open(vaultFile, O_CREAT | O_WRONLY, 0o600)
         ftruncate(fd, off_t(65 << 20))
         close(fd)
-        expectOneLine(try load("a"), status: 3, "65 MiB file", mentioning: "larger than")
+        expectOneLine(try await load("a"), status: 3, "65 MiB file", mentioning: "larger than")
         unlink(vaultFile)
         _ = FileManager.default.createFile(atPath: vaultFile, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
                                            attributes: [.posixPermissions: 0o600])
-        expectOneLine(try load("a"), status: 3, "garbage")
-        expectOneLine(try save("a", secret), status: 3, "save over garbage")
+        expectOneLine(try await load("a"), status: 3, "garbage")
+        expectOneLine(try await save("a", secret), status: 3, "save over garbage")
     }
 
     // MARK: secrets
 
     @Test("secrets of exactly 1 MiB and with NUL and invalid UTF-8 round-trip byte for byte; 1 MiB + 1 is refused")
-    func bigAndBinarySecrets() throws {
+    func bigAndBinarySecrets() async throws {
         var generator = SystemRandomNumberGenerator()
         var big = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         if big.last == 0x0A { big[big.count - 1] = 0x0B }
-        #expect(try vault(["save", "--server", "s", "--account", "big"], stdin: Data(big)).status == 0)
-        let loaded = try load("big")
+        #expect(try await vault(["save", "--server", "s", "--account", "big"], stdin: Data(big)).status == 0)
+        let loaded = try await load("big")
         #expect(loaded.status == 0 && loaded.stdout == Data(big), "1 MiB byte for byte")
         let binary: [UInt8] = [0x00, 0xFF, 0xFE, 0xC3, 0x28, 0x00, 0x80, 0x41]
-        #expect(try vault(["save", "--server", "s", "--account", "bin"], stdin: Data(binary)).status == 0)
-        #expect(try load("bin").stdout == Data(binary))
-        let tooBig = try vault(["save", "--server", "s", "--account", "big"], stdin: Data(big + [0x41, 0x41]))
+        #expect(try await vault(["save", "--server", "s", "--account", "bin"], stdin: Data(binary)).status == 0)
+        #expect(try await load("bin").stdout == Data(binary))
+        let tooBig = try await vault(["save", "--server", "s", "--account", "big"], stdin: Data(big + [0x41, 0x41]))
         expectOneLine(tooBig, status: 2, "1 MiB + 2", mentioning: "1 MiB")
-        #expect(try load("big").stdout == Data(big), "the stored one is unchanged")
+        #expect(try await load("big").stdout == Data(big), "the stored one is unchanged")
     }
 
     // MARK: the terminal
 
     @Test("Ctrl-C or SIGTERM at the passphrase prompt leaves echo on; the process keeps no core dump",
           arguments: ["ctrl-c", "sigterm"])
-    func interruptedPrompt(how: String) throws {
-        #expect(try save("a", secret).status == 0)
+    func interruptedPrompt(how: String) async throws {
+        #expect(try await save("a", secret).status == 0)
         var ttyEnv = env()
         ttyEnv["VAULT_PASSPHRASE"] = nil
         let script = #"""
@@ -321,8 +328,8 @@ final class VaultFileAttackTests {
             echo_after = bool(termios.tcgetattr(slave)[3] & termios.ECHO)
             print("prompt=%s echo_at_prompt=%s echo_after=%s exit=%s core=%s" % (b"passphrase" in seen, echo_at_prompt, echo_after, code, core))
             """#
-        let result = try VaultProcess.start("/usr/bin/python3", ["-c", script, VaultProcess.vaultPath, how], environment: ttyEnv)
-            .finish(timeout: 40)
+        let result = try await VaultProcess.start("/usr/bin/python3", ["-c", script, VaultProcess.vaultPath, how], environment: ttyEnv)
+            .finishAsync(timeout: 40)
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("prompt=True echo_at_prompt=False echo_after=True"), "\(result.out) \(result.err)")
         #expect(result.out.contains(how == "ctrl-c" ? "exit=-2" : "exit=-15"), "killed by the signal: \(result.out)")
