@@ -70,6 +70,8 @@ public actor Requester {
     }
 
     public let account: AccountItems
+    /// Where the token may go (nil: nowhere, the account's server is not a URL or host).
+    private let accountOrigin: Origin?
     public let provider: any AuthProvider
     private let transport: any HTTPTransport
     private let clock: any AuthClock
@@ -93,6 +95,7 @@ public actor Requester {
         onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }
     ) {
         self.account = account
+        self.accountOrigin = Self.origin(of: account.server)
         self.provider = provider
         self.transport = transport
         self.clock = clock
@@ -135,9 +138,8 @@ public actor Requester {
     }
 
     /// The account's origin: `account.server` as a URL, or `https://SERVER` for a bare host.
-    private nonisolated var accountOrigin: Origin? {
-        let server = account.server
-        return URL(string: server.contains("://") ? server : "https://\(server)").flatMap(Origin.init)
+    static func origin(of server: String) -> Origin? {
+        URL(string: server.contains("://") ? server : "https://\(server)").flatMap(Origin.init)
     }
 
     /// One request and the redirects `RedirectRule` allows. `rejectedToken` is true when

@@ -40,11 +40,17 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse {
         try URLPolicy.check(request.url)
-        let host = TextEscaping.escaped(request.url.host ?? "the server")
         let client = self.client
         let limit = maximumBodySize
-        return try await withDeadline(timeout, expired: { .network("\(host) did not answer within \(timeout)") }) {
-            () async throws(AuthError) -> HTTPResponse in
+        let loop = client.eventLoopGroup.any()
+        let schedule = { (after: Duration, fire: @escaping @Sendable () -> Void) -> (@Sendable () -> Void) in
+            let scheduled = loop.scheduleTask(in: TimeAmount(after), fire)
+            return { scheduled.cancel() }
+        }
+        return try await withDeadline(
+            timeout, schedule: schedule,
+            expired: { .network("\(TextEscaping.escaped(request.url.host ?? "the server")) did not answer within \(timeout)") }
+        ) { () async throws(AuthError) -> HTTPResponse in
             try await Self.exchange(request, client: client, timeout: timeout, maximumBodySize: limit)
         }
     }

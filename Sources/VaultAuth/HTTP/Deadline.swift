@@ -4,10 +4,13 @@ import Synchronization
 /// at once, and the operation is cancelled and left to wind down on its own.
 ///
 /// Unlike a task group, the caller never waits for an operation that ignores
-/// cancellation: a server that sends a response head and then stalls in the body
-/// cannot hold a command (or a refresh lock) past the deadline.
+/// cancellation: a server that sends a response head and then stalls (or trickles) in the
+/// body cannot hold a command (or a refresh lock) past the deadline. The timer is an
+/// event-loop task (`schedule`), not a sleeping Swift task, so the happy path costs one
+/// task and no wake-up of a timer.
 func withDeadline<T: Sendable>(
-    _ timeout: Duration, expired: @escaping @Sendable () -> AuthError,
+    _ timeout: Duration, schedule: (Duration, @escaping @Sendable () -> Void) -> (@Sendable () -> Void),
+    expired: @escaping @Sendable () -> AuthError,
     _ operation: @escaping @Sendable () async throws(AuthError) -> T
 ) async throws(AuthError) -> T {
     let race = Race<T>()
@@ -21,11 +24,10 @@ func withDeadline<T: Sendable>(
                     race.finish(.failure(error))
                 }
             }
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
+            let cancelTimer = schedule(timeout) {
                 if race.finish(.failure(expired())) { work.cancel() }
             }
-            race.onFinish { work.cancel(); timer.cancel() }
+            race.onFinish { work.cancel(); cancelTimer() }
         }
     } onCancel: {
         race.finish(.failure(.network("cancelled")))
