@@ -153,9 +153,10 @@ final class AuthFixture: @unchecked Sendable {
         #expect(stats.refreshes == 1, "refreshes: \(stats.refreshes)")
         #expect(stats.failedRefreshes == 0)
         #expect(stats.unauthorized == 0, "no expired token was sent")
-        // a new process uses the rotated tokens from the store: no refresh, no login
-        #expect(try await fixture.request().status == 0)
-        #expect(fixture.server.stats.refreshes == 1 && fixture.server.stats.logins == 1)
+        #expect(stats.logins == 1, "the fifteen others adopted the rotated tokens; nobody logged in again")
+        // (That a later process uses stored tokens without a refresh is checked by
+        // loginRequestTokenLogout; here the 4 s tokens may be stale again by the time 16
+        // debug processes have finished on a loaded 2-core machine.)
     }
 
     @Test func aDeadRefreshTokenLeadsToOneSilentLogin() async throws {
