@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
+extension SynchronousProcessSuites {
 /// End-to-end tests of the `vault` command on the encrypted-file backend: real child
 /// processes, real files in temporary directories.
-// Serialized: its tests wait on child processes synchronously (see KeyringNeighbourAttackTests).
-@Suite(.serialized) struct FileBackendCLITests {
+@Suite struct FileBackendCLITests {
     let dir: String
     let passphrase = "pass-phrase-7f3a-do-not-print"
     let secret = "s3cret-value-91bd-do-not-print"
@@ -245,4 +245,5 @@ import Testing
         #expect(help.status == 0)
         #expect(help.out.contains("Exit codes"))
     }
+}
 }

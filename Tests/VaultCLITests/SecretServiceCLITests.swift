@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultStore
 
+extension SynchronousProcessSuites {
 /// End-to-end tests of `vault` on the Secret Service backend: real child processes, the
 /// real GNOME Keyring that `Scripts/with-keyring` runs, and real `secret-tool`. Without a
 /// Secret Service they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
@@ -200,6 +201,7 @@ struct SecretServiceCLITests {
         for result in outputs { expectNoLeak(result) }
         #expect(outputs.last?.status == 1)
     }
+}
 }
 
 /// A separate GNOME Keyring on its own private bus (`Scripts/with-keyring` as a child),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+extension SynchronousProcessSuites {
 /// Attacks on the Secret Service backend through the shared keyring: other applications'
 /// items with the same user and host (secret-tool's, git's libsecret helper's, items in
 /// another collection), hostile labels, and secrets that are huge or not text. vault may
@@ -8,9 +9,7 @@ import Testing
 /// survive byte for byte. Real `vault` processes, the real GNOME Keyring of
 /// `Scripts/with-keyring`, real `secret-tool`, real git. Every command's exit status and
 /// output are checked, and no secret may appear on stderr.
-// Serialized: its tests wait on child processes synchronously, and at most one of them
-// may hold a thread of the small concurrency pool that in-process servers need.
-@Suite(.serialized, .disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+@Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
 struct KeyringNeighbourAttackTests {
     let dir: String
     let keyring: KeyringInspector
@@ -324,4 +323,5 @@ struct KeyringNeighbourAttackTests {
         expectClean(try vault("remove", "--server", host, "--account", "ivy"))
         expectClean(try vault("load", "--server", host, "--account", "ivy"), status: 1, stdout: "")
     }
+}
 }
