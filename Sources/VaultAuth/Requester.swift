@@ -109,11 +109,13 @@ public actor Requester {
     /// response, whatever its status, unless authentication fails for good.
     ///
     /// Throws `.invalidRequest` before sending anything when `request.url` is not on the
-    /// account's origin (or breaks `URLPolicy`). Only the token bookkeeping runs on the
+    /// account's origin (or breaks `URLPolicy`), or the method or a header could reroute or
+    /// split the request (`validateForSending`). Only the token bookkeeping runs on the
     /// actor; the HTTP exchanges run outside it, so concurrent requests do not queue
     /// behind each other's responses.
     public nonisolated func send(_ request: HTTPRequest) async throws(AuthError) -> HTTPResponse {
         try checkOrigin(request.url)
+        try request.validateForSending()
         let (used, header) = try await authorizationForRequest()
         let first = try await exchange(request.setting("Authorization", to: header))
         guard first.rejectedToken else { return first.response }

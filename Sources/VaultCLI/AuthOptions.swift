@@ -37,6 +37,9 @@ struct AuthOptions: ParsableArguments {
         guard let url = URL(string: server), url.host != nil else {
             throw .invalidRequest("--server must be a URL such as https://auth.example.com")
         }
+        guard url.query == nil, url.fragment == nil, !server.contains("#") else {
+            throw .invalidRequest("--server must be the server's base URL, without a query or a fragment")
+        }
         try URLPolicy.check(url)
         let decision: BackendDecision
         let secureStore: any SecureStore

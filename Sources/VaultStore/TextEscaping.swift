@@ -6,8 +6,13 @@
 /// title, or make text read backwards. A backslash is shown as `\\`, so every escape
 /// reads back unambiguously. Everything else is kept as it is.
 public enum TextEscaping {
-    /// `text` with every control character escaped.
-    public static func escaped(_ text: String) -> String {
+    /// `text` with every control character escaped; with `keepingLines`, newlines and tabs
+    /// are kept (a response body shown on a terminal), and a backslash is left alone.
+    public static func escaped(_ text: String, keepingLines: Bool = false) -> String {
+        func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+            if keepingLines, scalar == "\n" || scalar == "\t" || scalar == "\\" { return false }
+            return Self.needsEscape(scalar)
+        }
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)

@@ -202,6 +202,7 @@ struct TrustTests {
         #expect(TextEscaping.escaped("two\nlines\r\tx") == "two\\nlines\\r\\tx")
         #expect(TextEscaping.escaped("\u{202E}evil\u{9B}") == "\\u{202e}evil\\x9b")
         #expect(TextEscaping.escaped("back\\slash") == "back\\\\slash")
+        #expect(TextEscaping.escaped("body\n\tline\u{1B}[2J\\", keepingLines: true) == "body\n\tline\\x1b[2J\\")
     }
 
     @Test("a Date header more than a day off is not applied; within a day it is")

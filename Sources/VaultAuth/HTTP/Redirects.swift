@@ -27,7 +27,12 @@ public enum RedirectRule {
         else {
             throw .server(status: response.status, message: "the redirect's Location is not a usable URL")
         }
-        try URLPolicy.check(target)
+        do throws(AuthError) {
+            try URLPolicy.check(target)
+        } catch {
+            // The server chose this target: a server error, not the user's bad input.
+            throw .server(status: response.status, message: "refusing its redirect: \(error.description)")
+        }
         var next = request
         next.url = target
         if response.status == 303 || ((response.status == 301 || response.status == 302) && request.method == "POST") {

@@ -28,7 +28,7 @@ struct ListCommand: ParsableCommand {
                 // another program wrote) are shown escaped, so they reach no terminal raw.
                 for info in items {
                     let fields = [info.server, info.account, info.label] + (all ? [info.kind.rawValue] : [])
-                    Terminal.print(fields.map(TextEscaping.escaped).joined(separator: "\t"))
+                    Terminal.print(fields.map { TextEscaping.escaped($0) }.joined(separator: "\t"))
                 }
             }
         }

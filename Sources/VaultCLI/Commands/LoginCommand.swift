@@ -71,6 +71,7 @@ struct LoginCommand: AsyncParsableCommand {
                 } catch {
                     throw .store(error)
                 }
+                guard password?.utf8String != nil else { throw .invalidRequest("the password is not UTF-8 text") }
             }
             _ = try await auth.withSession(store) { session throws(AuthError) in
                 try await session.login(settings: settings, password: password)

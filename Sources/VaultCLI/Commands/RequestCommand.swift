@@ -34,9 +34,6 @@ struct RequestCommand: AsyncParsableCommand {
             for header in headers {
                 guard let colon = header.firstIndex(of: ":") else { throw .invalidRequest("a header must look like 'Name: value'") }
                 let name = header[..<colon].trimmingCharacters(in: .whitespaces)
-                guard name.caseInsensitiveCompare("Authorization") != .orderedSame else {
-                    throw .invalidRequest("vault sets the Authorization header itself")
-                }
                 parsedHeaders.append((name, header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             }
             let verbose = store.verbose
@@ -47,7 +44,13 @@ struct RequestCommand: AsyncParsableCommand {
                     body: body)
                 return try await session.requester(settings: settings, onEvent: { EventReport.note($0, verbose: verbose) }).send(request)
             }
-            Terminal.write(response.body)
+            // Exact bytes into a pipe or a file; on a terminal, control characters escaped so
+            // a hostile body cannot drive it.
+            if Terminal.stdoutIsTerminal {
+                Terminal.write(Array(TextEscaping.escaped(String(decoding: response.body, as: UTF8.self), keepingLines: true).utf8))
+            } else {
+                Terminal.write(response.body)
+            }
             guard response.isSuccess else {
                 throw .server(status: response.status, message: "request failed")
             }

@@ -13,7 +13,10 @@
 ///
 /// Any other item (another `protocol`, `port` or `object`, an `authtype`, a `domain`,
 /// another application's attributes) is never read, changed or removed, even when its
-/// `user` and `server` match. Shapes are ranked in this order (best first): `load` reads
+/// `user` and `server` match. So is an item of another application's schema: a password
+/// item's `xdg:schema`, when it has one, must be the network-password schema (vault's and
+/// git's) or `org.freedesktop.Secret.Generic` (what `secret-tool store` writes); an item
+/// of the other kinds must carry vault's own schema or none. Shapes are ranked in this order (best first): `load` reads
 /// the best, newest item; `save` updates the best `.current` or `.plainPair` item (or
 /// creates a `.current` one) and deletes the key's other items, so a legacy item is
 /// rewritten in the current shape; `remove` deletes them all.
@@ -25,6 +28,9 @@ enum ItemShape: Int, Comparable, Sendable {
     /// Attributes that never make an item someone else's: the schema name, and those
     /// KeePassXC adds to every item it exposes.
     static let ignoredAttributes: Set<String> = ["xdg:schema", "Title", "UserName", "URL", "Notes", "Path", "Uuid"]
+
+    /// The schemas a password item of vault's may carry (or none at all).
+    static let passwordSchemas: Set<String> = [LibSecretSchema.name, "org.freedesktop.Secret.Generic"]
 
     /// `attributes` without the ignored ones.
     static func significant(_ attributes: [String: String]) -> [String: String] {
@@ -76,14 +82,17 @@ enum ItemShape: Int, Comparable, Sendable {
     /// of vault's (someone else's item, or one with a key vault could not name).
     static func classify(_ attributes: [String: String]) -> (key: CredentialKey, shape: ItemShape)? {
         typealias Name = LibSecretSchema.Attribute
+        let schema = attributes["xdg:schema"]
         let attributes = significant(attributes)
         let candidate: CredentialKey
         if let raw = attributes[Name.vaultKind] {
             guard let kind = ItemKind(rawValue: raw), kind != .password, let server = attributes[Name.vaultServer],
                 let account = attributes[Name.vaultAccount]
             else { return nil }
+            guard schema == nil || schema == LibSecretSchema.vaultItemName else { return nil }
             candidate = CredentialKey(server: server, account: account, kind: kind)
         } else {
+            guard schema.map(passwordSchemas.contains) ?? true else { return nil }
             guard let user = attributes[Name.user], let server = attributes[Name.server] else { return nil }
             // A host in `server` with a `protocol`: the network-address shape. Otherwise the
             // whole server name is in `server` (plain pair, bare host, legacy URL).

@@ -66,7 +66,9 @@ struct KeyringInspector {
             #expect(result.status == 0, "planting \(neighbour): \(result.err)", sourceLocation: sourceLocation)
         }
         return try neighbours.map { neighbour in
-            let paths = try items(matching: neighbour.attributes).filter { try attributes(of: $0) == neighbour.attributes }
+            // `attributes(of:)` leaves `xdg:schema` out (see `snapshot`), so compare without it.
+            let expected = neighbour.attributes.filter { $0.key != "xdg:schema" }
+            let paths = try items(matching: neighbour.attributes).filter { try attributes(of: $0) == expected }
             let path = try #require(paths.count == 1 ? paths.first : nil, "one item for \(neighbour): \(paths)", sourceLocation: sourceLocation)
             return Planted(neighbour: neighbour, path: path, snapshot: try snapshot(path))
         }

@@ -64,7 +64,8 @@ struct KeyringNeighbourAttackTests {
 
     /// Every kind of neighbour of `user alice server HOST`: other protocols (the issue's
     /// imap/smtp/https+path items), a path as `object` and as `path`, a port, an authtype,
-    /// a domain, another application's attribute, and git's items for that host.
+    /// a domain, another application's attribute, git's items for that host, and items of
+    /// vault's very shape under another application's schema (found by the attack review).
     func neighbours(of user: String) -> [KeyringInspector.Neighbour] {
         [
             .secretTool(["user": user, "server": host, "protocol": "imap"], label: "imap", secret: "imap-secret"),
@@ -77,6 +78,10 @@ struct KeyringNeighbourAttackTests {
             .secretTool(["user": user, "server": host, "application": "evolution"], label: "evolution", secret: "evo-secret"),
             .git(user: user, host: host, port: 8443, path: "repo.git", secret: "git-8443-secret"),
             .git(user: user, host: host, port: nil, path: "other.git", secret: "git-other-secret"),
+            // Exactly vault's attributes, but another application's schema: not vault's.
+            .secretTool(["user": user, "server": host, "xdg:schema": "org.other.App"], label: "other schema", secret: "schema-secret"),
+            .secretTool(["user": user, "server": host, "protocol": "https", "xdg:schema": "org.other.App"],
+                        label: "other schema https", secret: "schema-https-secret"),
         ]
     }
 

@@ -54,6 +54,47 @@ struct OriginAttackTests {
         }
     }
 
+    @Test("methods and headers that would split the request or reroute the token: exit 2, nothing sent, no value echoed")
+    func smugglingMethodsAndHeaders() async throws {
+        try await withLoggedIn { fixture, attacker in
+            let attempts: [[String]] = [
+                ["-X", "GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1:\(attacker.port)\r\nX:"],
+                ["-X", "GET\tX"], ["-X", ""], ["-X", "G E T"],
+                ["-H", "Host: 127.0.0.1:\(attacker.port)"], ["-H", "host: evil.example"],
+                ["-H", "X-Key: hidden-value-5b1e\r\nAuthorization: Bearer EVIL"], ["-H", "X-Key: a\u{1B}[2Jb"], ["-H", "X-Key: a\u{7F}"],
+                ["-H", "Transfer-Encoding: chunked"], ["-H", "Content-Length: 0"], ["-H", "Connection: upgrade"],
+                ["-H", "Proxy-Authorization: Basic eA=="], ["-H", "Authorization: Bearer mine"], ["-H", "Bad Name: x"],
+                ["-H", ": empty"],
+            ]
+            for attempt in attempts {
+                let result = try await fixture.vault(
+                    ["request", "--server", fixture.url, "--account", "alice"] + attempt + ["/api/get_devs"])
+                #expect(result.status == 2, "\(attempt): exit \(result.status) \(result.err)")
+                #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(attempt): \(result.err)")
+                #expect(!result.err.contains("hidden-value-5b1e"), "a header value is never echoed")
+                fixture.expectNoLeak(result)
+            }
+            #expect(fixture.server.stats.authorized == 0 && fixture.server.stats.unauthorized == 0, "nothing was sent")
+            #expect(attacker.received.isEmpty)
+        }
+    }
+
+    @Test("--server with a query or a fragment, and a non-UTF-8 password: exit 2 with the reason")
+    func badServerAndPassword() async throws {
+        let fixture = try await AuthFixture()
+        defer { Task { await fixture.stop() } }
+        for server in [fixture.url + "#frag", fixture.url + "?q=1"] {
+            let result = try await fixture.vault(["login", "--server", server, "--account", "alice"], stdin: fixture.password)
+            #expect(result.status == 2, "\(server): \(result.err)")
+            #expect(result.err.contains("without a query or a fragment"))
+        }
+        let binary = try await VaultProcess.vaultAsync(
+            ["login", "--server", fixture.url, "--account", "alice"], environment: fixture.env, stdin: Data([0xFF, 0xFE, 0x41]))
+        #expect(binary.status == 2, "\(binary.err)")
+        #expect(binary.err.contains("not UTF-8"))
+        #expect(fixture.server.stats.logins == 0 && fixture.server.stats.failedLogins == 0)
+    }
+
     @Test("same-origin spellings are sent to the server: upper-case scheme and host, explicit port, %2F, a query with ://")
     func sameOriginSpellingsWork() async throws {
         try await withLoggedIn { fixture, attacker in
@@ -108,6 +149,27 @@ struct OriginAttackTests {
         #expect(attacker.received.allSatisfy { $0.header("Authorization") == nil }, "no token reached the attacker")
         #expect(attacker.received.allSatisfy { !String(decoding: $0.body, as: UTF8.self).contains("a-body-that-must-stay-home") })
         #expect(!attacker.received.isEmpty, "the unauthenticated GETs did land there")
+    }
+
+    @Test("a redirect the policy refuses is the server's fault: exit 5, not bad usage")
+    func refusedRedirectTargets() async throws {
+        let origin = try HostileServer { request in
+            switch request.target {
+            case "/api/login": HostileServer.tokens()
+            case "/dot": HostileServer.redirect(302, to: "http://127.0.0.1.:9/x")
+            case "/remote": HostileServer.redirect(302, to: "http://example.com/x")
+            default: HostileServer.redirect(302, to: "http://user:pw@127.0.0.1:9/x")
+            }
+        }
+        defer { origin.stop() }
+        let fixture = try HostileFixture(server: origin.url)
+        defer { fixture.remove() }
+        #expect(try await fixture.vault(["login"], stdin: "pw").status == 0)
+        for path in ["/dot", "/remote", "/userinfo"] {
+            let result = try await fixture.vault(["request", path])
+            #expect(result.status == 5, "\(path): exit \(result.status) \(result.err)")
+            #expect(result.err.contains("refusing its redirect"), "\(path): \(result.err)")
+        }
     }
 
     @Test("login, refresh and OAuth token requests never follow a redirect: the password never reaches the other host",
