@@ -131,8 +131,10 @@ struct KeyringInspector {
         let attributes = try attributes(of: path)
         let search = try run("/usr/bin/secret-tool", ["search", "--all"] + attributes.flatMap { [$0.key, $0.value] })
         let name = "[/" + (path.split(separator: "/").last ?? "") + "]"
+        // The search also returns items whose attributes include these, in no fixed order;
+        // a block ends with a newline only when it is the last: compare without it.
         let block = search.out.components(separatedBy: "\n[").map { $0.hasPrefix("[") ? $0 : "[" + $0 }
-            .first { $0.hasPrefix(name + "\n") } ?? "no secret-tool block"
+            .first { $0.hasPrefix(name + "\n") }.map { $0.hasSuffix("\n") ? String($0.dropLast()) : $0 } ?? "no secret-tool block"
         let stable = try NSRegularExpression(pattern: ", 'xdg:schema': '[^']*'|'Type': <'[^']*'>, |\nschema = [^\n]*")
         let text = properties.out + "\n" + block
         return stable.stringByReplacingMatches(in: text, range: NSRange(location: 0, length: (text as NSString).length), withTemplate: "")
