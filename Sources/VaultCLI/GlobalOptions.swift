@@ -23,6 +23,31 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Say on stderr which backend was chosen and why.")
     var verbose = false
 
+    @Option(help: ArgumentHelp(
+        "How long to wait for a person to answer a keyring prompt (unlock, allow access, confirm a deletion); default 60.",
+        valueName: "seconds"))
+    var promptTimeout: Double?
+
+    @Flag(help: "Never show a keyring prompt: fail at once (exit 3), as when no terminal or display is there.")
+    var noPrompt = false
+
+    func validate() throws {
+        if let promptTimeout, !(promptTimeout.isFinite && promptTimeout > 0 && promptTimeout <= 3600) {
+            throw ValidationError("--prompt-timeout must be a number of seconds from 0 to 3600")
+        }
+    }
+
+    /// Keyring prompts are shown only with a person present: a terminal on stdin or
+    /// stderr, or a display (`DISPLAY`, `WAYLAND_DISPLAY`), and not `--no-prompt`.
+    var promptPolicy: PromptPolicy {
+        let environment = ProcessInfo.processInfo.environment
+        let display = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        let person = Terminal.stdinIsTerminal || isatty(STDERR_FILENO) == 1 || display
+        guard person, !noPrompt else { return .never }
+        let timeout = promptTimeout.map { Duration.milliseconds(Int($0 * 1000)) } ?? PromptPolicy.defaultTimeout
+        return .wait(timeout: timeout, announce: { Terminal.note($0) })
+    }
+
     /// The process environment, with `--file` applied.
     var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment

@@ -8,7 +8,7 @@ enum StoreFactory {
             return fileStore(options: options)
         case .secretService:
             // Fails fast (exit 4) when there is no session bus or no Secret Service on it.
-            return try SecretServiceStore(alreadyProbed: decision.serviceAnswered)
+            return try SecretServiceStore(alreadyProbed: decision.serviceAnswered, prompts: options.promptPolicy)
         }
     }
 

@@ -5,6 +5,10 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(CredentialKey)
     /// The keyring or collection is locked and cannot be unlocked without a prompt.
     case locked(String)
+    /// The keyring asked a person to approve the operation (a client's access to an item,
+    /// a deletion) and got no approval: declined, not answered in time, or not shown
+    /// because nobody is there to answer (``PromptPolicy/never``). Nothing was changed.
+    case notApproved(String)
     /// The passphrase does not open the vault file.
     case wrongPassphrase
     /// The stored data is damaged or was modified: it is refused, never decoded.
@@ -22,7 +26,8 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notFound(let key): "no item for account \"\(key.account)\" on server \"\(key.server)\""
-        case .locked(let why): "the keyring is locked: \(why)"
+        case .locked(let why): why
+        case .notApproved(let why): why
         case .wrongPassphrase: "wrong passphrase (or the vault file header was modified)"
         case .corrupted(let why): "the vault is damaged or was tampered with: \(why)"
         case .unsupportedFormat(let why): why
@@ -37,7 +42,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notFound: 1
         case .invalidInput: 2
-        case .locked, .wrongPassphrase, .corrupted, .unsupportedFormat: 3
+        case .locked, .notApproved, .wrongPassphrase, .corrupted, .unsupportedFormat: 3
         case .backendUnavailable, .permission: 4
         }
     }

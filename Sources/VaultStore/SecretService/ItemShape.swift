@@ -25,9 +25,12 @@ enum ItemShape: Int, Comparable, Sendable {
 
     static func < (lhs: ItemShape, rhs: ItemShape) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// Attributes that never make an item someone else's: the schema name, and those
-    /// KeePassXC adds to every item it exposes.
-    static let ignoredAttributes: Set<String> = ["xdg:schema", "Title", "UserName", "URL", "Notes", "Path", "Uuid"]
+    /// Attributes that never make an item someone else's: the schema name, those KeePassXC
+    /// adds to every item it exposes, and the content type it records for a secret that is
+    /// not `text/plain` (a binary secret).
+    static let ignoredAttributes: Set<String> = [
+        "xdg:schema", "Title", "UserName", "URL", "Notes", "Path", "Uuid", "FDO_SECRETS_CONTENT_TYPE",
+    ]
 
     /// The schemas a password item of vault's may carry (or none at all).
     static let passwordSchemas: Set<String> = [LibSecretSchema.name, "org.freedesktop.Secret.Generic"]

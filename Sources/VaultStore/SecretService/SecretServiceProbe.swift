@@ -135,7 +135,7 @@ enum SecretServiceDBus {
     /// Calls `interface.method(arguments)` on `path`; `arguments` are floating GVariants
     /// that the call consumes. Returns the reply tuple (caller unrefs).
     static func call(
-        _ connection: OpaquePointer, path: String, interface: String, method: String,
+        _ connection: OpaquePointer, destination: String = busName, path: String, interface: String, method: String,
         arguments: [OpaquePointer], timeoutMilliseconds: Int32
     ) throws(GLibError) -> OpaquePointer {
         let parameters: OpaquePointer? = arguments.withUnsafeBufferPointer { buffer in
@@ -143,12 +143,29 @@ enum SecretServiceDBus {
         }
         var error: UnsafeMutablePointer<GError>? = nil
         let reply = g_dbus_connection_call_sync(
-            connection, busName, path, interface, method, parameters, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            connection, destination, path, interface, method, parameters, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START,
             timeoutMilliseconds, nil, &error)
         guard let reply else {
             throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no reply")
         }
         return reply
+    }
+
+    /// The string (or object path) at `child` of a reply tuple.
+    static func string(_ reply: OpaquePointer, child index: Int) -> String {
+        let child = g_variant_get_child_value(reply, gsize(index))!
+        defer { g_variant_unref(child) }
+        return String(cString: g_variant_get_string(child, nil))
+    }
+
+    /// A floating `ao` GVariant of `paths`.
+    static func objectPaths(_ paths: [String]) -> OpaquePointer {
+        let type = g_variant_type_new("ao")
+        defer { g_variant_type_free(type) }
+        let builder = g_variant_builder_new(type)
+        defer { g_variant_builder_unref(builder) }
+        for path in paths { g_variant_builder_add_value(builder, g_variant_new_object_path(path)) }
+        return g_variant_builder_end(builder)
     }
 
     /// The value of property `interface.name` of `path` (caller unrefs).

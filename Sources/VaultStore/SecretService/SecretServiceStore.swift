@@ -47,16 +47,22 @@ public final class SecretServiceStore: SecureStore {
     /// The bound on each of vault's own D-Bus calls (alias and lock state).
     private let callTimeoutMilliseconds: Int32
 
+    /// What to do when the service answers with a prompt (unlock, confirm, approve).
+    private let prompts: PromptPolicy
+
     /// Connects to the Secret Service on the process's session bus.
     ///
     /// - Parameter timeout: how long the service may take to answer the first call, and
     ///   each later lock-state check.
     /// - Parameter alreadyProbed: skip the check because `BackendSelection` just made it
     ///   (`BackendDecision.serviceAnswered`); one D-Bus round trip less on every command.
+    /// - Parameter prompts: whether a prompt of the service (an unlock dialog, a deletion
+    ///   or access confirmation) is shown and waited for, boundedly, or never shown.
     /// - Throws: `VaultError.backendUnavailable` when there is no session bus address, the
     ///   bus does not answer, or nobody owns `org.freedesktop.secrets`.
-    public init(timeout: Duration = .seconds(3), alreadyProbed: Bool = false) throws(VaultError) {
+    public init(timeout: Duration = .seconds(3), alreadyProbed: Bool = false, prompts: PromptPolicy = .never) throws(VaultError) {
         callTimeoutMilliseconds = SecretServiceProbe.milliseconds(timeout)
+        self.prompts = prompts
         if alreadyProbed { return }
         var environment: [String: String] = [:]
         if let address = SecretServiceProbe.currentProcessBusAddress() {
@@ -72,77 +78,94 @@ public final class SecretServiceStore: SecureStore {
 
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
-        let collection = try unlockedDefaultCollection()
-        try withItems(matching: key, in: collection) { (items) throws(VaultError) in
-            let value = Self.newValue(credential.secret)
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            let target = items.filter { $0.shape != .legacy }.preferred
-            if let target {
-                try Self.check("store the secret") { error in secret_item_set_secret_sync(target.item, value, nil, &error) }
-                if target.label != credential.label {
-                    try Self.check("set the label") { error in
-                        secret_item_set_label_sync(target.item, credential.label, nil, &error)
+        try withCollection { (collection) throws(VaultError) in
+            try withApprovedItems(matching: key, in: collection) { (items) throws(VaultError) in
+                let value = Self.newValue(credential.secret)
+                defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+                let target = items.filter { $0.shape != .legacy }.preferred
+                if let target {
+                    try collection.check("store the secret") { error in secret_item_set_secret_sync(target.item, value, nil, &error) }
+                    if target.label != credential.label {
+                        try collection.check("set the label") { error in
+                            secret_item_set_label_sync(target.item, credential.label, nil, &error)
+                        }
                     }
+                } else {
+                    try Self.create(credential, key: key, value: value, in: collection)
                 }
-            } else {
-                try Self.create(credential, key: key, value: value, collection: collection)
-            }
-            for other in items where other.item != target?.item {
-                try Self.delete(other, doing: "remove an older item of the same key")
+                for other in items where other.item != target?.item {
+                    try collection.delete(other, doing: "remove an older item of the same key (the new secret is saved)")
+                }
             }
         }
     }
 
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
         let key = try key.validated()
-        let collection = try unlockedDefaultCollection()
-        return try withItems(matching: key, in: collection) {
-            (items) throws(VaultError) -> Credential? in
-            guard let best = items.preferred else { return nil }
-            var error: UnsafeMutablePointer<GError>? = nil
-            guard let value = secret_retrievable_retrieve_secret_sync(best.retrievable, nil, &error) else {
-                throw Self.failure(GLibError.take(&error), doing: "read the secret")
+        return try withCollection { (collection) throws(VaultError) -> Credential? in
+            try withApprovedItems(matching: key, in: collection) { (items) throws(VaultError) -> Credential? in
+                guard let best = items.preferred else { return nil }
+                var error: UnsafeMutablePointer<GError>? = nil
+                guard let value = secret_retrievable_retrieve_secret_sync(best.retrievable, nil, &error) else {
+                    throw collection.failure(GLibError.take(&error), doing: "read the secret")
+                }
+                defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+                var length: gsize = 0
+                let bytes: [UInt8]
+                if let pointer = secret_value_get(value, &length) {
+                    bytes = Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
+                } else {
+                    bytes = []
+                }
+                return Credential(key: key, secret: Secret(bytes: bytes), label: best.label)
             }
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            var length: gsize = 0
-            let bytes: [UInt8]
-            if let pointer = secret_value_get(value, &length) {
-                bytes = Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
-            } else {
-                bytes = []
-            }
-            return Credential(key: key, secret: Secret(bytes: bytes), label: best.label)
         }
     }
 
     public func remove(_ key: CredentialKey) throws(VaultError) {
         let key = try key.validated()
-        let collection = try unlockedDefaultCollection()
-        try withItems(matching: key, in: collection) { (items) throws(VaultError) in
-            for item in items {
-                try Self.delete(item, doing: "remove the item")
+        try withCollection { (collection) throws(VaultError) in
+            // Deleting needs no access to the secret; a deletion may need a confirmation.
+            try withItems(matching: key, in: collection) { (items) throws(VaultError) in
+                for item in items {
+                    try collection.delete(item, doing: "remove the item")
+                }
             }
         }
     }
 
     public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
-        let collection = try unlockedDefaultCollection()
-        return try withItems(matching: nil, in: collection) { (items) throws(VaultError) -> [CredentialInfo] in
-            let byKey = Dictionary(grouping: items.filter { server == nil || $0.key.server == server }, by: \.key)
-            return byKey.compactMap { key, items in items.preferred.map { CredentialInfo(key: key, label: $0.label) } }.sorted()
+        try withCollection { (collection) throws(VaultError) -> [CredentialInfo] in
+            try withItems(matching: nil, in: collection) { (items) throws(VaultError) -> [CredentialInfo] in
+                let byKey = Dictionary(grouping: items.filter { server == nil || $0.key.server == server }, by: \.key)
+                return byKey.compactMap { key, items in items.preferred.map { CredentialInfo(key: key, label: $0.label) } }.sorted()
+            }
         }
     }
 
-    // MARK: Lock state
+    // MARK: The default collection
 
-    /// The object path of the default collection, after checking that it exists and is
-    /// unlocked. Throws `locked` or `backendUnavailable`; never prompts, never creates.
-    func unlockedDefaultCollection() throws(VaultError) -> String {
+    /// Runs `body` with the default collection, after checking that it exists and is
+    /// unlocked. A locked collection is unlocked through the service's prompt when the
+    /// prompt policy allows it, else throws `locked` at once; a missing default collection
+    /// throws `backendUnavailable` (none is ever created).
+    private func withCollection<R>(_ body: (OpenCollection) throws(VaultError) -> R) throws(VaultError) -> R {
         var error: UnsafeMutablePointer<GError>? = nil
         guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
             throw Self.failure(GLibError.take(&error), doing: "connect to the session bus")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        let collection = OpenCollection(
+            connection: connection, path: try defaultCollectionPath(connection), prompts: prompts,
+            callTimeoutMilliseconds: callTimeoutMilliseconds)
+        if try collection.isLocked() {
+            try collection.unlock()
+        }
+        return try body(collection)
+    }
+
+    /// The object path of the default collection (`ReadAlias("default")`).
+    private func defaultCollectionPath(_ connection: OpaquePointer) throws(VaultError) -> String {
         let path: String
         do {
             let reply = try SecretServiceDBus.call(
@@ -150,39 +173,44 @@ public final class SecretServiceStore: SecureStore {
                 method: "ReadAlias", arguments: [g_variant_new_string("default")],
                 timeoutMilliseconds: callTimeoutMilliseconds)
             defer { g_variant_unref(reply) }
-            let child = g_variant_get_child_value(reply, 0)!
-            defer { g_variant_unref(child) }
-            path = String(cString: g_variant_get_string(child, nil))
+            path = SecretServiceDBus.string(reply, child: 0)
         } catch {
             throw Self.failure(error, doing: "find the default collection")
         }
-        guard path != "/" else {
+        guard path != SecretServicePrompt.noPrompt else {
             throw .backendUnavailable(
                 "the Secret Service has no default collection, and vault does not create one "
                     + "(create a keyring, e.g. with `gnome-keyring-daemon --unlock`, or use --backend file)")
         }
-        let locked: Bool
-        do {
-            let value = try SecretServiceDBus.property(
-                connection, path: path, interface: SecretServiceDBus.collectionInterface, name: "Locked",
-                timeoutMilliseconds: callTimeoutMilliseconds)
-            defer { g_variant_unref(value) }
-            locked = g_variant_get_boolean(value) != 0
-        } catch {
-            throw Self.failure(error, doing: "read the lock state of \(path)")
-        }
-        if locked {
-            throw .locked(
-                "the default collection \(path) is locked and vault never waits on an unlock prompt; "
-                    + "unlock it (e.g. log in to the desktop, or `gnome-keyring-daemon --unlock`)")
-        }
         return path
+    }
+
+    /// Runs `body` with the items of `key`, after making sure vault may use them: an item
+    /// the service reports locked inside an unlocked collection is one whose access it has
+    /// not approved (KeePassXC's "Confirm when passwords are retrieved by clients"). Its
+    /// approval is asked through the service's prompt when the policy allows, and the
+    /// items are searched again; else `notApproved` is thrown and nothing is changed.
+    private func withApprovedItems<R>(
+        matching key: CredentialKey, in collection: OpenCollection, _ body: ([FoundItem]) throws(VaultError) -> R
+    ) throws(VaultError) -> R {
+        let locked = try withItems(matching: key, in: collection) { (items) throws(VaultError) -> [FoundItem] in
+            items.filter { secret_item_get_locked($0.item) != 0 }
+        }
+        if !locked.isEmpty {
+            try collection.approveAccess(to: locked)
+        }
+        return try withItems(matching: key, in: collection) { (items) throws(VaultError) -> R in
+            if let still = items.first(where: { secret_item_get_locked($0.item) != 0 }) {
+                throw collection.accessRefused(to: still, "the item is still locked after the approval")
+            }
+            return try body(items)
+        }
     }
 
     // MARK: Items
 
     /// An item of a key that a search found, borrowed from the search result list.
-    fileprivate struct FoundItem {
+    struct FoundItem {
         var retrievable: OpaquePointer
         var item: UnsafeMutablePointer<SecretItem>
         var path: String
@@ -192,23 +220,29 @@ public final class SecretServiceStore: SecureStore {
         var modified: UInt64
     }
 
-    /// Searches the default Secret Service for the items of `key` (nil: every item), never
-    /// matching the schema name, never unlocking, never loading secrets; keeps those in
-    /// `collection` that are items of exactly that key (or of any key: `ItemShape.classify`),
-    /// and runs `body` with them. The items live until `body` returns.
+    /// Finds the items of `key` in `collection` (nil: of every key) and runs `body` with
+    /// them; the items live until `body` returns. A key's items are found by searching the
+    /// service for its attributes (never matching the schema name, never unlocking, never
+    /// loading secrets); every item is found by enumerating the collection's `Items`, since
+    /// not every service answers a search without attributes (KeePassXC answers nothing).
+    /// Only items of exactly that key (or of any key: `ItemShape.classify`) are kept.
     private func withItems<R>(
-        matching key: CredentialKey?, in collection: String,
+        matching key: CredentialKey?, in collection: OpenCollection,
         _ body: ([FoundItem]) throws(VaultError) -> R
     ) throws(VaultError) -> R {
         var lists: [UnsafeMutablePointer<GList>] = []
         defer { for list in lists { g_list_free_full(list, g_object_unref) } }
-        for attributes in key.map(ItemShape.searches(for:)) ?? [[:]] {
-            if let list = try Self.searchRetrying(attributes, kind: key?.kind) { lists.append(list) }
+        if let key {
+            for attributes in ItemShape.searches(for: key) {
+                if let list = try Self.searchRetrying(attributes, kind: key.kind) { lists.append(list) }
+            }
+        } else if let list = try collection.allItems() {
+            lists.append(list)
         }
         var seen: Set<String> = []
         var items: [FoundItem] = []
         for list in lists {
-            for item in Self.items(in: list, collection: collection)
+            for item in Self.items(in: list, collection: collection.path)
             where (key == nil || item.key == key) && seen.insert(item.path).inserted {
                 items.append(item)
             }
@@ -240,9 +274,7 @@ public final class SecretServiceStore: SecureStore {
     /// One search; the caller frees the list.
     private static func search(table: OpaquePointer, kind: ItemKind?) throws(GLibError) -> UnsafeMutablePointer<GList>? {
         var error: UnsafeMutablePointer<GError>? = nil
-        // For a key: its kind's schema (validated, name not matched), like
-        // secret_password_searchv_sync. Without (list all): no schema, since libsecret
-        // refuses a schema search that matches nothing; every item of the collection.
+        // Its kind's schema (validated, name not matched), like secret_password_searchv_sync.
         let schema = kind.map { LibSecretSchema.schema(for: $0).pointer }
         let list = secret_service_search_sync(nil, schema, table, SECRET_SEARCH_ALL, nil, &error)
         if let failure = GLibError.take(&error) {
@@ -283,8 +315,9 @@ public final class SecretServiceStore: SecureStore {
     /// collection's object path (no collection is ever created). Never "replace": GNOME Keyring's replace deletes
     /// every item whose attributes include the new item's, i.e. the neighbours.
     private static func create(
-        _ credential: Credential, key: CredentialKey, value: OpaquePointer, collection: String
+        _ credential: Credential, key: CredentialKey, value: OpaquePointer, in open: OpenCollection
     ) throws(VaultError) {
+        let collection = open.path
         var error: UnsafeMutablePointer<GError>? = nil
         guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
             throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
@@ -306,20 +339,10 @@ public final class SecretServiceStore: SecureStore {
             let failure = GLibError.take(&error)
             guard let item, failure == nil else {
                 if let item { g_object_unref(UnsafeMutableRawPointer(item)) }
-                throw Self.failure(failure, doing: "store the item")
+                throw open.failure(failure, doing: "store the item")
             }
             g_object_unref(UnsafeMutableRawPointer(item))
         }
-    }
-
-    /// Deletes `item`; an item that another client deleted first counts as deleted.
-    private static func delete(_ item: FoundItem, doing action: String) throws(VaultError) {
-        var error: UnsafeMutablePointer<GError>? = nil
-        let deleted = secret_item_delete_sync(item.item, nil, &error) != 0
-        let failure = GLibError.take(&error)
-        if deleted && failure == nil { return }
-        if let failure, failure.isVanishedItem { return }
-        throw Self.failure(failure, doing: action)
     }
 
     /// A new SecretValue holding a copy of `secret` ("text/plain" when it is UTF-8, so
@@ -332,25 +355,14 @@ public final class SecretServiceStore: SecureStore {
         }
     }
 
-    /// Runs a libsecret call that reports success as a gboolean, mapping failure.
-    private static func check(
-        _ action: String, _ call: (inout UnsafeMutablePointer<GError>?) -> gboolean
-    ) throws(VaultError) {
-        var error: UnsafeMutablePointer<GError>? = nil
-        let succeeded = call(&error) != 0
-        let failure = GLibError.take(&error)
-        if succeeded && failure == nil { return }
-        throw Self.failure(failure, doing: action)
-    }
-
     /// The `VaultError` for a failed call. A FALSE/NULL without a GError is what
     /// libsecret returns for an attribute the schema does not declare.
-    private static func failure(_ error: GLibError?, doing action: String) -> VaultError {
+    static func failure(_ error: GLibError?, doing action: String) -> VaultError {
         guard let error else {
             return .backendUnavailable("Secret Service: could not \(action) (libsecret gave no reason)")
         }
         if error.isLocked {
-            return .locked("could not \(action): \(error.message); unlock the keyring (e.g. `gnome-keyring-daemon --unlock`)")
+            return .locked("could not \(action): \(error.message); unlock the Secret Service's collection")
         }
         if error.isNoOwner {
             return .backendUnavailable("no Secret Service on the session bus (could not \(action))")
@@ -364,5 +376,5 @@ public final class SecretServiceStore: SecureStore {
 
 extension Array where Element == SecretServiceStore.FoundItem {
     /// The item `load` reads and `save` updates: the best shape, then the newest.
-    fileprivate var preferred: Element? { self.min { ($0.shape, $1.modified) < ($1.shape, $0.modified) } }
+    var preferred: Element? { self.min { ($0.shape, $1.modified) < ($1.shape, $0.modified) } }
 }

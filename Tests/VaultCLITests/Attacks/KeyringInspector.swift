@@ -105,7 +105,7 @@ struct KeyringInspector {
         return Self.objectPaths(in: result.out)
     }
 
-    /// An item's attributes, without `xdg:schema`.
+    /// An item's attributes, without `xdg:schema` and KeePassXC's own.
     func attributes(of path: String) throws -> [String: String] {
         let result = try gdbus(path, "org.freedesktop.DBus.Properties.Get", ["org.freedesktop.Secret.Item", "Attributes"])
         guard result.status == 0 else { throw CLIKeyringError("Get Attributes of \(path) failed: \(result.err)") }
@@ -115,7 +115,11 @@ struct KeyringInspector {
         for match in pattern.matches(in: result.out, range: NSRange(location: 0, length: text.length)) {
             attributes[text.substring(with: match.range(at: 1))] = text.substring(with: match.range(at: 2))
         }
-        attributes["xdg:schema"] = nil
+        // The schema, and what KeePassXC adds to every item (its entry fields, a binary
+        // secret's content type), are no attributes of the item's shape.
+        for name in ["xdg:schema", "Title", "UserName", "URL", "Notes", "Path", "Uuid", "FDO_SECRETS_CONTENT_TYPE"] {
+            attributes[name] = nil
+        }
         return attributes
     }
 

@@ -211,7 +211,8 @@ struct KeyringNeighbourAttackTests {
 
     // MARK: Another collection
 
-    @Test func anItemOfTheSameShapeInAnotherCollectionIsNeverTouched() throws {
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["VAULT_WITH_KEEPASSXC"] == "1", "KeePassXC exposes one collection"))
+    func anItemOfTheSameShapeInAnotherCollectionIsNeverTouched() throws {
         let stored = try keyring.run(
             "/usr/bin/secret-tool", ["store", "--collection=session", "--label=session item", "user", "frank", "server", host],
             stdin: "session-secret")

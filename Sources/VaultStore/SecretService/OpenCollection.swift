@@ -1,0 +1,208 @@
+import CLibSecret
+
+/// The default collection during one `SecretServiceStore` operation: the session bus
+/// connection, the collection's object path, and everything that may need a prompt
+/// (unlocking, deleting, approving access), run under the store's ``PromptPolicy``.
+///
+/// Errors name the program that owns `org.freedesktop.secrets` (GNOME Keyring, KeePassXC,
+/// another) and give the fix that applies to it; the owner is asked only for an error.
+struct OpenCollection {
+    /// The shared session bus connection (borrowed; the store owns the reference).
+    let connection: OpaquePointer
+    /// The default collection's object path.
+    let path: String
+    let prompts: PromptPolicy
+    let callTimeoutMilliseconds: Int32
+
+    private static let itemInterface = "org.freedesktop.Secret.Item"
+
+    /// The program behind the Secret Service, for messages.
+    var implementation: SecretServiceImplementation {
+        SecretServiceImplementation.current(connection: connection, timeoutMilliseconds: callTimeoutMilliseconds)
+    }
+
+    // MARK: Lock state
+
+    /// The collection's `Locked` property.
+    func isLocked() throws(VaultError) -> Bool {
+        do {
+            let value = try SecretServiceDBus.property(
+                connection, path: path, interface: SecretServiceDBus.collectionInterface, name: "Locked",
+                timeoutMilliseconds: callTimeoutMilliseconds)
+            defer { g_variant_unref(value) }
+            return g_variant_get_boolean(value) != 0
+        } catch {
+            throw SecretServiceStore.failure(error, doing: "read the lock state of \(path)")
+        }
+    }
+
+    /// Unlocks the locked collection through the service's prompt, when a person may be
+    /// asked; else, or when the prompt is not answered, throws `locked`.
+    func unlock() throws(VaultError) {
+        let service = implementation
+        let locked = "\(service.name)'s default collection \(path) is locked"
+        guard prompts.timeout != nil else {
+            throw .locked("\(locked), and vault does not wait for an unlock prompt here (\(Self.nobodyToAsk)); \(service.unlockHint)")
+        }
+        let outcome = try prompt(
+            unlockingObjects: [path], asking: "asks to unlock its default collection", of: service,
+            consequence: "the collection stays locked", orThrow: { .locked("\(locked): \($0); \(service.unlockHint)") })
+        if outcome, try isLocked() {
+            throw .locked("\(locked) after the unlock prompt; \(service.unlockHint)")
+        }
+    }
+
+    // MARK: Items
+
+    /// Every item of the collection (its `Items`, loaded by libsecret), or nil when it has
+    /// none; the caller frees the list with `g_list_free_full(list, g_object_unref)`.
+    func allItems() throws(VaultError) -> UnsafeMutablePointer<GList>? {
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
+            throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        // An item another client deletes while libsecret loads the items fails the whole
+        // load: load again (bounded), as a search does.
+        var attempt = 0
+        while true {
+            attempt += 1
+            if let collection = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_LOAD_ITEMS, nil, &error) {
+                defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
+                if GLibError.take(&error) == nil {
+                    // Items outside `path` (the alias moved meanwhile) are dropped by the caller's filter.
+                    return secret_collection_get_items(collection)
+                }
+            }
+            let failure = GLibError.take(&error)
+            guard let failure, failure.isVanishedItem, attempt < 20 else {
+                throw self.failure(failure, doing: "read the items of \(path)")
+            }
+            usleep(UInt32(5_000 * min(attempt, 10)))
+        }
+    }
+
+    /// Asks the service to let this client use `items` (KeePassXC's access confirmation),
+    /// through its prompt when a person may be asked; else throws `notApproved`.
+    func approveAccess(to items: [SecretServiceStore.FoundItem]) throws(VaultError) {
+        guard let first = items.first else { return }
+        let service = implementation
+        guard prompts.timeout != nil else {
+            throw accessRefused(to: first, "vault does not wait for an approval here (\(Self.nobodyToAsk))", service: service)
+        }
+        _ = try prompt(
+            unlockingObjects: items.map(\.path), asking: "asks whether vault may use \(Self.quoted(first.label))",
+            of: service, consequence: "nothing was read or changed",
+            orThrow: { .notApproved("\(service.name) did not allow vault to use \(Self.quoted(first.label)): \($0); \(service.accessHint)") })
+    }
+
+    /// The error for an item whose access the service did not approve.
+    func accessRefused(
+        to item: SecretServiceStore.FoundItem, _ why: String, service: SecretServiceImplementation? = nil
+    ) -> VaultError {
+        let service = service ?? implementation
+        return .notApproved(
+            "\(service.name) has not allowed vault to use \(Self.quoted(item.label)) (\(why)); nothing was read or changed; \(service.accessHint)")
+    }
+
+    /// Deletes `item` with `Item.Delete`, running the confirmation prompt the service may
+    /// return under the prompt policy. An item another client deleted first counts as
+    /// deleted; an unconfirmed deletion throws `notApproved` and the item stays.
+    func delete(_ item: SecretServiceStore.FoundItem, doing action: String) throws(VaultError) {
+        let prompt: String
+        do {
+            let reply = try SecretServiceDBus.call(
+                connection, path: item.path, interface: Self.itemInterface, method: "Delete", arguments: [],
+                timeoutMilliseconds: callTimeoutMilliseconds)
+            defer { g_variant_unref(reply) }
+            prompt = SecretServiceDBus.string(reply, child: 0)
+        } catch {
+            if error.isVanishedItem { return }
+            throw failure(error, doing: action)
+        }
+        if prompt == SecretServicePrompt.noPrompt { return }
+        let service = implementation
+        let kept = "\(Self.quoted(item.label)) was not deleted and is still there"
+        _ = try run(
+            prompt: prompt, asking: "asks to confirm deleting \(Self.quoted(item.label))", of: service, consequence: kept,
+            orThrow: { .notApproved("\(service.name) asks to confirm the deletion, and it was not confirmed (\($0)): \(kept); \(service.deletionHint)") })
+    }
+
+    /// Runs a libsecret call that reports success as a gboolean, mapping failure.
+    func check(_ action: String, _ call: (inout UnsafeMutablePointer<GError>?) -> gboolean) throws(VaultError) {
+        var error: UnsafeMutablePointer<GError>? = nil
+        let succeeded = call(&error) != 0
+        let failure = GLibError.take(&error)
+        if succeeded && failure == nil { return }
+        throw self.failure(failure, doing: action)
+    }
+
+    /// The `VaultError` for a failed call on an item of this (unlocked) collection: an item
+    /// that is "locked" here is one whose access the service has not approved.
+    func failure(_ error: GLibError?, doing action: String) -> VaultError {
+        if let error, error.isLocked {
+            let service = implementation
+            return .notApproved(
+                "could not \(action): \(service.name) has not allowed vault to use the item (\(error.message)); \(service.accessHint)")
+        }
+        return SecretServiceStore.failure(error, doing: action)
+    }
+
+    // MARK: Prompts
+
+    /// Says what a headless run cannot do.
+    private static let nobodyToAsk = "no terminal or display, or --no-prompt"
+
+    /// `Service.Unlock(objects)`; runs the prompt it returns. True when a prompt ran and
+    /// was completed, false when none was needed.
+    private func prompt(
+        unlockingObjects objects: [String], asking question: String, of service: SecretServiceImplementation,
+        consequence: String, orThrow refusal: (String) -> VaultError
+    ) throws(VaultError) -> Bool {
+        let prompt: String
+        do {
+            let reply = try SecretServiceDBus.call(
+                connection, path: SecretServiceDBus.servicePath, interface: SecretServiceDBus.serviceInterface,
+                method: "Unlock", arguments: [SecretServiceDBus.objectPaths(objects)],
+                timeoutMilliseconds: callTimeoutMilliseconds)
+            defer { g_variant_unref(reply) }
+            prompt = SecretServiceDBus.string(reply, child: 1)
+        } catch {
+            throw failure(error, doing: "ask \(service.name) to unlock")
+        }
+        if prompt == SecretServicePrompt.noPrompt { return false }
+        return try run(prompt: prompt, asking: question, of: service, consequence: consequence, orThrow: refusal)
+    }
+
+    /// Shows `prompt` and waits for its answer: a moment for a prompt that needs nobody,
+    /// then, when a person may be asked, says so through the policy's `announce` and waits
+    /// within the policy's bound. Returns true when it was completed; throws `refusal(why)`
+    /// when it was declined or not answered in time (then it has been dismissed).
+    private func run(
+        prompt: String, asking question: String, of service: SecretServiceImplementation, consequence: String,
+        orThrow refusal: (String) -> VaultError
+    ) throws(VaultError) -> Bool {
+        let seconds = prompts.timeout.map { $0.components.seconds } ?? 0
+        let outcome: SecretServicePrompt.Outcome
+        do {
+            outcome = try SecretServicePrompt.run(
+                prompt, connection: connection, patience: prompts.timeout,
+                announce: {
+                    prompts.announce(
+                        "\(service.name) \(question): answer it there; waiting up to \(seconds) s (--prompt-timeout, --no-prompt)")
+                }, callTimeoutMilliseconds: callTimeoutMilliseconds)
+        } catch {
+            SecretServicePrompt.dismiss(prompt, connection: connection, callTimeoutMilliseconds: callTimeoutMilliseconds)
+            throw refusal("the prompt could not be shown: \(error.message)")
+        }
+        switch outcome {
+        case .completed: return true
+        case .dismissed: throw refusal("the prompt was declined or dismissed")
+        case .timedOut where prompts.timeout == nil: throw refusal("vault does not wait for a person here (\(Self.nobodyToAsk))")
+        case .timedOut: throw refusal("nobody answered within \(seconds) s")
+        }
+    }
+
+    /// A label for a message, quoted and with control characters escaped.
+    private static func quoted(_ label: String) -> String { "\"\(TextEscaping.escaped(label))\"" }
+}

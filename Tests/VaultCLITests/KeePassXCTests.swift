@@ -1,0 +1,289 @@
+import Foundation
+import Testing
+
+/// A real KeePassXC of its own, started by `Scripts/with-keepassxc` with the settings a
+/// test asks for, on a private session bus. `vault` and `secret-tool` children reach it
+/// through `environment`. `stop()` ends it (closing the holder's stdin) and waits.
+final class KeePassXCInstance {
+    /// KeePassXC's settings that decide whether a client call waits for a dialog.
+    struct Settings {
+        var confirmDelete = false
+        var confirmAccess = false
+        var unlockBeforeSearch = false
+    }
+
+    let environment: [String: String]
+    /// The exposed collection's D-Bus path (the `default` alias).
+    let collection: String
+    private let holder: Process
+    private let holderInput: Pipe
+    private let directory: String
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    init(_ settings: Settings = Settings(), home: String) throws {
+        var template = Array("\(NSTemporaryDirectory())/vault-kpx-XXXXXX".utf8CString)
+        directory = String(cString: mkdtemp(&template)!)
+        let ready = "\(directory)/ready"
+        var environment = ProcessInfo.processInfo.environment
+        environment["VAULT_KEEPASSXC_CONFIRM_DELETE"] = String(settings.confirmDelete)
+        environment["VAULT_KEEPASSXC_CONFIRM_ACCESS"] = String(settings.confirmAccess)
+        environment["VAULT_KEEPASSXC_UNLOCK_BEFORE_SEARCH"] = String(settings.unlockBeforeSearch)
+        holder = Process()
+        // Through setsid, as every child of the tests: the script closes the descriptors it
+        // inherits, and Foundation takes its copy of its own exit pipe closing as the child's
+        // exit (and then waits for it, blocking every other child's bookkeeping).
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        holder.arguments = [
+            "--wait", "\(Self.packageRoot)/Scripts/with-keepassxc", "/bin/sh", "-c",
+            #"printf '%s\n%s\n' "$DBUS_SESSION_BUS_ADDRESS" "$VAULT_KEEPASSXC_COLLECTION" >"$0.tmp" && mv "$0.tmp" "$0"; read -r _"#,
+            ready,
+        ]
+        holder.environment = environment
+        holderInput = Pipe()
+        holder.standardInput = holderInput
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        let deadline = Date().addingTimeInterval(40)
+        while !FileManager.default.fileExists(atPath: ready) {
+            guard holder.isRunning, Date() < deadline else {
+                try? holderInput.fileHandleForWriting.close()
+                throw KeePassXCError("KeePassXC did not come up (Scripts/with-keepassxc exited or took over 40 s)")
+            }
+            usleep(20_000)
+        }
+        let lines = try String(contentsOfFile: ready, encoding: .utf8).split(separator: "\n").map(String.init)
+        guard lines.count == 2 else { throw KeePassXCError("unexpected ready file: \(lines)") }
+        var childEnvironment = VaultProcess.baseEnvironment(home: home)
+        childEnvironment["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
+        childEnvironment["VAULT_BACKEND"] = "secret-service"
+        self.environment = childEnvironment
+        collection = lines[1]
+    }
+
+    /// Stops KeePassXC and its bus (bounded), and removes the temporary directory.
+    func stop() {
+        try? holderInput.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(15)
+        while holder.isRunning && Date() < deadline { usleep(20_000) }
+        if holder.isRunning {
+            for victim in RunningProcess.descendants(of: holder.processIdentifier).reversed() { kill(victim, SIGKILL) }
+            holder.terminate()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs `body` with a running instance and stops it afterwards.
+    static func with<T>(_ settings: Settings = Settings(), home: String, _ body: (KeePassXCInstance) throws -> T) throws -> T {
+        let instance = try KeePassXCInstance(settings, home: home)
+        defer { instance.stop() }
+        return try body(instance)
+    }
+
+    /// Locks the database for good (headless, nothing can unlock it again).
+    func lock() throws {
+        let result = try VaultProcess.start(
+            "/usr/bin/gdbus",
+            [
+                "call", "--session", "--timeout", "10", "--dest", "org.keepassxc.KeePassXC.MainWindow", "--object-path",
+                "/keepassxc", "--method", "org.keepassxc.KeePassXC.MainWindow.lockAllDatabases",
+            ], environment: environment
+        ).finish(timeout: 20)
+        guard result.status == 0 else { throw KeePassXCError("lockAllDatabases failed: \(result.err)") }
+    }
+}
+
+struct KeePassXCError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension SynchronousProcessSuites {
+    /// `vault` against a real KeePassXC 2.7 (Debian's), headless, with the settings that
+    /// make KeePassXC differ from GNOME Keyring: its listing, its prompts for deletions and
+    /// for access to items, its lock, its own attributes and entries. Each test starts an
+    /// instance of its own (about a second). The contract suite and the other Secret
+    /// Service CLI tests also run against KeePassXC (`Scripts/test`).
+    @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+    struct KeePassXCTests {
+        let home: String
+        let secret = "kpx-secret-91c4-do-not-print"
+
+        init() throws {
+            var template = Array("\(NSTemporaryDirectory())/vault-kpx-home-XXXXXX".utf8CString)
+            home = String(cString: mkdtemp(&template)!)
+        }
+
+        func vault(_ kp: KeePassXCInstance, _ args: String..., stdin: String? = nil, timeout: Double = 60) throws -> ProcessResult {
+            try VaultProcess.vault(args, environment: kp.environment, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
+        }
+
+        func secretTool(_ kp: KeePassXCInstance, _ args: String..., stdin: String? = nil) throws -> ProcessResult {
+            try VaultProcess.start("/usr/bin/secret-tool", args, environment: kp.environment, stdin: stdin.map { Data($0.utf8) })
+                .finish(timeout: 20)
+        }
+
+        /// `vault ARGS` on a pseudo-terminal (`script`), as a person at a terminal runs it.
+        func vaultOnATerminal(_ kp: KeePassXCInstance, _ args: [String], timeout: Double = 60) throws -> (ProcessResult, Double) {
+            let command = ([VaultProcess.vaultPath] + args).map { "'\($0)'" }.joined(separator: " ")
+            let start = Date()
+            let result = try VaultProcess.start(
+                "/usr/bin/script", ["-qefc", command + " </dev/null", "/dev/null"], environment: kp.environment
+            ).finish(timeout: timeout)
+            return (result, Date().timeIntervalSince(start))
+        }
+
+        /// One line on stderr, exit `status`, no secret anywhere.
+        func expectFailure(
+            _ result: ProcessResult, status: Int32, mentions phrases: [String], sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            #expect(result.status == status, "exit \(result.status): \(result.err)", sourceLocation: sourceLocation)
+            #expect(result.err.split(separator: "\n").count == 1, "one line: \(result.err)", sourceLocation: sourceLocation)
+            for phrase in phrases {
+                #expect(result.err.contains(phrase), "mentions \(phrase): \(result.err)", sourceLocation: sourceLocation)
+            }
+            #expect(!result.err.contains("gnome-keyring-daemon"), "KeePassXC is not GNOME Keyring: \(result.err)", sourceLocation: sourceLocation)
+            #expect(!(result.out + result.err).contains(secret), "no secret printed", sourceLocation: sourceLocation)
+        }
+
+        @Test func listShowsVaultsItemsAndNothingOfKeePassXCsOwn() throws {
+            try KeePassXCInstance.with(home: home) { kp in
+                #expect(try vault(kp, "save", "--server", "api.example.com", "--account", "alice", stdin: secret).status == 0)
+                #expect(try vault(kp, "save", "--server", "https://git.example.com/repo.git", "--account", "bob", stdin: secret).status == 0)
+                #expect(try secretTool(kp, "store", "--label=imap", "user", "carol", "server", "mail.example.com", "protocol", "imap", stdin: "imap").status == 0)
+
+                let listed = try vault(kp, "list")
+                #expect(listed.status == 0, "\(listed.err)")
+                #expect(
+                    listed.out == """
+                        api.example.com\talice\tvault: alice@api.example.com
+                        https://git.example.com/repo.git\tbob\tvault: bob@https://git.example.com/repo.git
+                        imap://mail.example.com\tcarol\timap
+
+                        """, "KeePassXC's own entry and attributes are not listed as vault's: \(listed.out)")
+                let json = try vault(kp, "list", "--json")
+                #expect(json.status == 0)
+                let decoded = try JSONSerialization.jsonObject(with: json.stdout) as? [[String: String]]
+                #expect(decoded?.map { $0["account"] ?? "" } == ["alice", "bob", "carol"])
+                #expect(decoded?.map { $0["label"] ?? "" }.contains("KeePassXC's own entry") == false)
+                let one = try vault(kp, "list", "--server", "api.example.com")
+                #expect(one.out == "api.example.com\talice\tvault: alice@api.example.com\n")
+                #expect(!(listed.out + json.out + one.out).contains(secret))
+            }
+        }
+
+        @Test func removeWithoutConfirmationDeletesOnlyVaultsItem() throws {
+            try KeePassXCInstance.with(home: home) { kp in
+                #expect(try secretTool(kp, "store", "--label=imap", "user", "alice", "server", "ex.com", "protocol", "imap", stdin: "imap-secret").status == 0)
+                #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
+                let removed = try vault(kp, "remove", "--server", "ex.com", "--account", "alice")
+                #expect(removed.status == 0, "\(removed.err)")
+                #expect(try vault(kp, "load", "--server", "ex.com", "--account", "alice").status == 1)
+                // The neighbour and KeePassXC's own entry are untouched.
+                #expect(try secretTool(kp, "lookup", "user", "alice", "server", "ex.com", "protocol", "imap").out == "imap-secret")
+                #expect(try secretTool(kp, "lookup", "Title", "KeePassXC's own entry").out == "keepassxc-own-secret")
+            }
+        }
+
+        @Test func anUnconfirmedDeletionFailsAtOnceHeadlessAndTheItemStays() throws {
+            try KeePassXCInstance.with(.init(confirmDelete: true), home: home) { kp in
+                #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
+                let start = Date()
+                let removed = try vault(kp, "remove", "--server", "ex.com", "--account", "alice", timeout: 30)
+                let elapsed = Date().timeIntervalSince(start)
+                expectFailure(removed, status: 3, mentions: ["KeePassXC", "confirm", "still there", "Confirm when clients request entry deletion"])
+                #expect(elapsed < 15, "headless, vault does not wait for a person (\(elapsed) s)")
+                let loaded = try vault(kp, "load", "--server", "ex.com", "--account", "alice")
+                #expect(loaded.status == 0 && loaded.out == secret, "the item is still there")
+                // --no-prompt on a terminal is headless too.
+                let (forced, _) = try vaultOnATerminal(kp, ["remove", "--server", "ex.com", "--account", "alice", "--no-prompt"])
+                #expect(forced.status == 3, "\(forced.out)")
+                #expect(!forced.out.contains("waiting up to"), "\(forced.out)")
+            }
+        }
+
+        @Test func anUnconfirmedDeletionAtATerminalIsAnnouncedAndBounded() throws {
+            try KeePassXCInstance.with(.init(confirmDelete: true), home: home) { kp in
+                #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
+                let (removed, elapsed) = try vaultOnATerminal(
+                    kp, ["remove", "--server", "ex.com", "--account", "alice", "--prompt-timeout", "2"], timeout: 40)
+                // script(1) merges the terminal's output: the announcement, then the failure.
+                #expect(removed.status == 3, "\(removed.out)")
+                #expect(removed.out.contains("KeePassXC asks to confirm deleting \"vault: alice@ex.com\""), "\(removed.out)")
+                #expect(removed.out.contains("waiting up to 2 s"), "\(removed.out)")
+                #expect(removed.out.contains("nobody answered within 2 s"), "\(removed.out)")
+                #expect(removed.out.contains("still there"), "\(removed.out)")
+                #expect(elapsed >= 2, "it waited for the person (\(elapsed) s)")
+                #expect(try vault(kp, "load", "--server", "ex.com", "--account", "alice").out == secret, "the item is still there")
+            }
+        }
+
+        @Test func accessToAnItemAnotherProcessMadeNeedsApproval() throws {
+            try KeePassXCInstance.with(.init(confirmAccess: true), home: home) { kp in
+                #expect(try secretTool(kp, "store", "--label=theirs", "user", "alice", "server", "ex.com", stdin: "their-secret").status == 0)
+                let loaded = try vault(kp, "load", "--server", "ex.com", "--account", "alice", timeout: 30)
+                expectFailure(
+                    loaded, status: 3,
+                    mentions: ["KeePassXC has not allowed vault to use \"theirs\"", "Confirm when passwords are retrieved by clients"])
+                #expect(!loaded.err.contains("is locked"), "not a lock: \(loaded.err)")
+                #expect(!loaded.out.contains("their-secret"))
+                // An update is refused the same way, and the secret is unchanged.
+                let saved = try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret, timeout: 30)
+                expectFailure(saved, status: 3, mentions: ["has not allowed vault", "nothing was read or changed"])
+                // Listing needs no access to secrets.
+                #expect(try vault(kp, "list").out == "ex.com\talice\ttheirs\n")
+                // At a terminal, vault says what KeePassXC asks and waits, boundedly.
+                let (asked, elapsed) = try vaultOnATerminal(
+                    kp, ["load", "--server", "ex.com", "--account", "alice", "--prompt-timeout", "2"], timeout: 40)
+                #expect(asked.status == 3, "\(asked.out)")
+                #expect(asked.out.contains("KeePassXC asks whether vault may use \"theirs\""), "\(asked.out)")
+                #expect(asked.out.contains("nobody answered within 2 s"), "\(asked.out)")
+                #expect(!asked.out.contains("their-secret"))
+                #expect(elapsed >= 2, "it waited for the person (\(elapsed) s)")
+            }
+        }
+
+        @Test func aLockedDatabaseFailsFastAndNamesKeePassXC() throws {
+            try KeePassXCInstance.with(home: home) { kp in
+                #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
+                try kp.lock()
+                for args in [["load"], ["save"], ["remove"], ["list"]] {
+                    let item = args[0] == "list" ? [] : ["--server", "ex.com", "--account", "alice"]
+                    let start = Date()
+                    let result = try VaultProcess.vault(
+                        args + item, environment: kp.environment, stdin: args[0] == "save" ? Data(secret.utf8) : nil, timeout: 30)
+                    expectFailure(result, status: 3, mentions: ["KeePassXC's default collection", "is locked", "unlock the database in KeePassXC"])
+                    #expect(Date().timeIntervalSince(start) < 10, "\(args[0]) fails fast")
+                }
+            }
+        }
+
+        @Test func unlockBeforeSearchOnALockedDatabaseNeverHangs() throws {
+            try KeePassXCInstance.with(.init(unlockBeforeSearch: true), home: home) { kp in
+                #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
+                try kp.lock()
+                let start = Date()
+                let loaded = try vault(kp, "load", "--server", "ex.com", "--account", "alice", timeout: 30)
+                expectFailure(loaded, status: 3, mentions: ["is locked"])
+                #expect(Date().timeIntervalSince(start) < 10, "no search waits on the unlock dialog")
+            }
+        }
+
+        @Test func binaryAndNULSecretsRoundTripAndStayVaults() throws {
+            try KeePassXCInstance.with(home: home) { kp in
+                let binary = Data([0x61, 0x00, 0x62, 0xFF, 0xFE, 0x0A, 0x00])
+                let saved = try VaultProcess.vault(
+                    ["save", "--server", "bin.example", "--account", "a"], environment: kp.environment, stdin: binary + Data("\n".utf8))
+                #expect(saved.status == 0, "\(saved.err)")
+                let loaded = try vault(kp, "load", "--server", "bin.example", "--account", "a")
+                #expect(loaded.status == 0, "\(loaded.err)")
+                #expect(loaded.stdout == binary)
+                #expect(try vault(kp, "list").out == "bin.example\ta\tvault: a@bin.example\n")
+                #expect(try vault(kp, "remove", "--server", "bin.example", "--account", "a").status == 0)
+                #expect(try vault(kp, "load", "--server", "bin.example", "--account", "a").status == 1)
+            }
+        }
+    }
+}
