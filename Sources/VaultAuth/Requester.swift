@@ -144,12 +144,19 @@ public actor Requester {
         URL(string: server.contains("://") ? server : "https://\(server)").flatMap(Origin.init)
     }
 
-    /// One request and the redirects `RedirectRule` allows. `rejectedToken` is true when
-    /// the final answer is a 401 to a request that still carried the token.
+    /// One request and the redirects `RedirectRule` allows, all within one
+    /// `requestTimeout`. `rejectedToken` is true when the final answer is a 401 to a
+    /// request that still carried the token.
     private nonisolated func exchange(_ request: HTTPRequest) async throws(AuthError) -> (response: HTTPResponse, rejectedToken: Bool) {
         var current = request
+        let timer = ContinuousClock()
+        let deadline = timer.now + configuration.requestTimeout
         for _ in 0...RedirectRule.maximumHops {
-            let response = try await transport.send(current, timeout: configuration.requestTimeout)
+            let remaining = deadline - timer.now
+            guard remaining > .zero else {
+                throw .network("no final answer within \(configuration.requestTimeout), redirects included")
+            }
+            let response = try await transport.send(current, timeout: remaining)
             guard let next = try RedirectRule.next(after: current, response: response) else {
                 return (response, response.status == 401 && current.header("Authorization") != nil)
             }

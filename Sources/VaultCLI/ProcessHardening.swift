@@ -3,12 +3,26 @@ import Foundation
 /// Keeps secrets in this process's memory out of core files and out of other
 /// processes' reach: no core dump is written when `vault` crashes (`RLIMIT_CORE` 0), and
 /// the process is not dumpable (`PR_SET_DUMPABLE` 0), so other processes of the same
-/// user cannot attach to it or read its memory through `/proc`.
+/// user cannot attach to it or read its memory through `/proc`. A standard descriptor
+/// the caller closed (`vault load >&-`) is held by `/dev/null` opened read-only, so no file
+/// vault opens can become "standard output" and a write there fails instead.
 enum ProcessHardening {
     static func apply() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
         setNotDumpable()
+        holdClosedStandardDescriptors()
+    }
+
+    /// Opens `/dev/null` read-only onto each of 0, 1 and 2 that is closed.
+    private static func holdClosedStandardDescriptors() {
+        for descriptor in Int32(0)...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let held = open("/dev/null", O_RDONLY)
+            if held >= 0 && held != descriptor {
+                _ = dup2(held, descriptor)
+                close(held)
+            }
+        }
     }
 
     /// `prctl(PR_SET_DUMPABLE, 0)`. Glibc's Swift module does not export `prctl` (it is

@@ -4,8 +4,29 @@ import VaultStore
 
 /// Output helpers: exact bytes to stdout, one-line messages to stderr.
 enum Terminal {
+    /// Writes `bytes` to stdout, all of them. Output that cannot be written (a closed
+    /// pipe, a full disk) ends vault with one line on stderr and exit code 4, never a
+    /// crash.
     static func write(_ bytes: [UInt8]) {
-        FileHandle.standardOutput.write(Data(bytes))
+        if let failure = writeAll(bytes, to: STDOUT_FILENO) {
+            let reason = failure == EBADF || failure == EINVAL ? "it is closed" : String(cString: strerror(failure))
+            note("could not write to standard output: \(reason)")
+            exit(VaultError.backendUnavailable("").exitCode)
+        }
+    }
+
+    /// Writes every byte to `descriptor`; nil, or the `errno` of the failure.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
     }
 
     static func print(_ line: String) {
@@ -16,7 +37,7 @@ enum Terminal {
     /// sequences from a server's message or a keyring label) are shown escaped, so an
     /// error stays one line and nothing reaches the terminal raw.
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("vault: \(TextEscaping.escaped(message))\n".utf8))
+        _ = writeAll(Array("vault: \(TextEscaping.escaped(message))\n".utf8), to: STDERR_FILENO)
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

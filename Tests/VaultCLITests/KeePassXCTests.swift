@@ -257,6 +257,13 @@ extension SynchronousProcessSuites {
                     expectFailure(result, status: 3, mentions: ["KeePassXC's default collection", "is locked", "unlock the database in KeePassXC"])
                     #expect(Date().timeIntervalSince(start) < 10, "\(args[0]) fails fast")
                 }
+                // At a terminal, vault shows KeePassXC's unlock prompt and waits, boundedly.
+                let (asked, elapsed) = try vaultOnATerminal(
+                    kp, ["load", "--server", "ex.com", "--account", "alice", "--prompt-timeout", "2"], timeout: 40)
+                #expect(asked.status == 3, "\(asked.out)")
+                #expect(asked.out.contains("KeePassXC asks to unlock its default collection"), "\(asked.out)")
+                #expect(asked.out.contains("nobody answered within 2 s"), "\(asked.out)")
+                #expect(elapsed >= 2, "it waited for the person (\(elapsed) s)")
             }
         }
 

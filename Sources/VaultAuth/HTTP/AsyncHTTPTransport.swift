@@ -75,8 +75,18 @@ public final class AsyncHTTPTransport: HTTPTransport {
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw .network("\(host) did not answer within \(timeout)")
         } catch {
-            throw .network("\(request.method) \(URLPolicy.redacted(request.url)): \(TextEscaping.escaped(String(describing: error)))")
+            throw .network("\(request.method) \(URLPolicy.redacted(request.url)): \(Self.describe(error))")
         }
+    }
+
+    /// An error's text for a message. AsyncHTTPClient's header-validation errors carry the
+    /// refused header values, which may be a token: those are never shown.
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("invalidHeaderField") {
+            return "a request header has characters HTTP does not allow (its value is not shown)"
+        }
+        return TextEscaping.escaped(text)
     }
 }
 

@@ -94,7 +94,12 @@ public struct OAuth2Provider: AuthProvider {
             throw .server(status: response.status, message: "the token response has token_type \(shown), not Bearer")
         }
         let expiresIn = try Self.lifetime(object["expires_in"], status: response.status)
-        let refresh = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : Secret($0) }
+        let refreshText = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: response.status) }
+        if let refreshText, !TokenCharacters.isAcceptable(refreshText) {
+            throw TokenCharacters.refusal("a refresh token", status: response.status)
+        }
+        let refresh = refreshText.map { Secret($0) }
         return TokenSet(
             accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
             refreshToken: refresh ?? previous?.refreshToken,

@@ -85,6 +85,10 @@ public struct ReferenceAPIProvider: AuthProvider {
             logger.info("the server's clock is \(Int(skew.offset)) s off ours; token expiries are corrected")
         }
         let refresh = object["refreshToken"] as? String
+        guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: response.status) }
+        if let refresh, !refresh.isEmpty, !TokenCharacters.isAcceptable(refresh) {
+            throw TokenCharacters.refusal("a refresh token", status: response.status)
+        }
         let refreshExpire = (object["refreshTokenExpire"] as? NSNumber)?.doubleValue
         return TokenSet(
             accessToken: Secret(access),

@@ -117,6 +117,8 @@ public final class EncryptedFileStore: SecureStore {
             let header = VaultFileFormat.Header(kdf: newFileKDF, salt: VaultFileFormat.newSalt())
             let keys = try header.kdf.deriveKeys(passphrase: newPassphrase, salt: header.salt)
             let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+            // A writer killed earlier may have left a full copy under the old passphrase.
+            FileOperations.removeStaleTemporaryFiles(for: path)
             guard let items = try currentItems(&state, mayAsk: false) else {
                 throw .invalidInput("the vault file at \(path) disappeared; nothing was changed")
             }

@@ -93,6 +93,30 @@ struct HTTPAttackTests {
         }
     }
 
+    @Test("tokens with control characters, spaces or escape sequences are refused on arrival: exit 5, never printed or stored")
+    func hostileTokens() async throws {
+        let tokens: [(String, String)] = [
+            ("a line feed", #"eyJhbGciOiJIUzI1NiJ9.SECRETPAYLOAD.sig\n"#),
+            ("a carriage return", #"SECRETPAYLOAD\r\nX-Injected: 1"#),
+            ("escape sequences", #"SECRETPAYLOAD\u001b]0;PWNED\u0007\u001b]52;c;ZXZpbA==\u0007"#),
+            ("a space", "SECRET PAYLOAD"),
+            ("a NUL", #"SECRET\u0000PAYLOAD"#),
+            ("non-ASCII", #"SECRETPAYLOAD\u00e9"#),
+        ]
+        for (what, token) in tokens {
+            let origin = try HostileServer { _ in HostileServer.tokens(access: token) }
+            let fixture = try HostileFixture(server: origin.url)
+            let login = try await fixture.vault(["login"], stdin: "pw", timeout: 30)
+            expectOneLine(login, status: 5, what)
+            #expect(login.err.contains("characters no token may have"), "\(what): \(login.err)")
+            #expect(!(login.err + login.out).contains("SECRET"), "\(what): the token is never shown: \(login.err)")
+            let list = try await VaultProcess.vaultAsync(["list", "--all"], environment: fixture.environment)
+            #expect(list.status == 0 && !list.out.contains("tokens"), "\(what): no tokens stored: \(list.out)")
+            origin.stop()
+            fixture.remove()
+        }
+    }
+
     @Test("escape sequences in a server's error message reach the terminal escaped")
     func hostileErrorText() async throws {
         let origin = try HostileServer { _ in

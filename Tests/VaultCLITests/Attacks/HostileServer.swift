@@ -27,6 +27,8 @@ final class HostileServer: @unchecked Sendable {
         case raw([UInt8])
         /// These bytes, then nothing for `seconds`, then close.
         case stall([UInt8], seconds: Double)
+        /// Waits `seconds`, then sends the bytes.
+        case delayed([UInt8], seconds: Double)
         /// These bytes, then `chunk` again and again (bounded: at most `limit` bytes).
         case endless(head: [UInt8], chunk: [UInt8], limit: Int)
     }
@@ -110,6 +112,10 @@ final class HostileServer: @unchecked Sendable {
             writeAll(fd, bytes)
             let end = Date().addingTimeInterval(seconds)
             while Date() < end, !isStopped { usleep(20_000) }
+        case .delayed(let bytes, let seconds):
+            let start = Date().addingTimeInterval(seconds)
+            while Date() < start, !isStopped { usleep(20_000) }
+            writeAll(fd, bytes)
         case .endless(let head, let chunk, let limit):
             guard writeAll(fd, head) else { return }
             var sent = 0

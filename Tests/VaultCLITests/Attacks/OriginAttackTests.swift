@@ -111,6 +111,27 @@ struct OriginAttackTests {
         }
     }
 
+    @Test("one --timeout covers a request and all its redirects: slow hops add up to exit 5")
+    func slowRedirectChains() async throws {
+        let origin = try HostileServer { request in
+            switch request.target {
+            case "/api/login": HostileServer.tokens()
+            case let target where target.hasPrefix("/hop/"):
+                // Each hop answers within the timeout; five of them do not.
+                .delayed(HostileServer.head(302, headers: [("Location", target + "x"), ("Content-Length", "0")]), seconds: 1.2)
+            default: HostileServer.response(200, "{}")
+            }
+        }
+        defer { origin.stop() }
+        let fixture = try HostileFixture(server: origin.url)
+        defer { fixture.remove() }
+        #expect(try await fixture.vault(["login"], stdin: "pw").status == 0)
+        let result = try await fixture.vault(["request", "--timeout", "3", "/hop/"], timeout: 30)
+        #expect(result.status == 5, "\(result.err)")
+        #expect(result.err.contains("within") && result.err.split(separator: "\n").count == 1, "\(result.err)")
+        #expect(origin.received.count <= 5, "at most the hops that fit in 3 s: \(origin.received.count)")
+    }
+
     @Test("a redirect to another origin loses the token; a body is never re-sent there")
     func redirectsToAnotherOrigin() async throws {
         let attacker = try HostileServer { _ in HostileServer.response(200, "{\"stolen\":true}") }

@@ -163,6 +163,28 @@ final class VaultFileAttackTests {
             if let only = opening.first { current = only }
         }
         #expect(killedMidWrite >= 6, "kills that certainly landed mid-write: \(killedMidWrite)")
+        // The killed writers' copies (each a whole vault under a passphrase now retired)
+        // are gone after the next passwd, which holds the lock.
+        #expect(!temporaryFiles().isEmpty, "the kills left temporary files")
+        let final = "final-phrase"
+        let passwd = try await vault(
+            ["passwd", "--new-passphrase-file", file("final", final)], env: ["VAULT_PASSPHRASE": current])
+        #expect(passwd.status == 0, "\(passwd.err)")
+        #expect(temporaryFiles().isEmpty, "stale copies removed: \(temporaryFiles())")
+    }
+
+    @Test("output that cannot be written (a full disk, a closed pipe): one line, exit 4, no crash")
+    func unwritableOutput() async throws {
+        #expect(try await save("a", secret).status == 0)
+        for (what, redirect) in [("a full disk", ">/dev/full"), ("a closed stdout", ">&-")] {
+            for command in ["load --server s --account a", "list", "list --json"] {
+                let result = try await VaultProcess.start(
+                    "/bin/sh", ["-c", "exec \"$0\" \(command) \(redirect)", VaultProcess.vaultPath], environment: env()
+                ).finishAsync(timeout: 30)
+                expectOneLine(result, status: 4, "\(command) to \(what)", mentioning: "could not write to standard output")
+                #expect(!result.err.contains(secret) && !result.err.contains("Fatal error"), "\(result.err)")
+            }
+        }
     }
 
     /// The writers' temporary files beside the vault now.
