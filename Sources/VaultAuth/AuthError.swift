@@ -17,6 +17,9 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     case store(VaultError)
     /// The request itself is unusable (a bad URL, plain http to a remote host).
     case invalidRequest(String)
+    /// Rejected tokens caused more refreshes than the Requester's `RefreshWindow` allows:
+    /// the resource keeps answering 401 to new tokens, so refreshing again would not help.
+    case excessiveRefresh(String)
 
     public var description: String {
         switch self {
@@ -26,6 +29,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let why): "network error: \(why)"
         case .store(let error): error.description
         case .invalidRequest(let why): why
+        case .excessiveRefresh(let why): "authentication failed: \(why)"
         }
     }
 
@@ -33,7 +37,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// input; store errors keep their own codes.
     public var exitCode: Int32 {
         switch self {
-        case .authentication, .configuration: 3
+        case .authentication, .configuration, .excessiveRefresh: 3
         case .server, .network: 5
         case .store(let error): error.exitCode
         case .invalidRequest: 2

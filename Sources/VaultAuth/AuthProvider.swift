@@ -23,8 +23,17 @@ public protocol AuthProvider: Sendable {
     /// True when `login` needs the account's stored password (false for grants that
     /// authenticate the client only).
     var needsPassword: Bool { get }
+
+    /// True when `response` (to a request that carried the access token) says the token
+    /// was rejected, so one refresh and one replay may help. The default: status 401. A
+    /// provider with another signal (a 403 with an `invalid_token` challenge, say) answers
+    /// its own; a 401 of a downstream service mistaken for this one costs at most the
+    /// Requester's refresh window.
+    func rejectsToken(_ response: HTTPResponse) -> Bool
 }
 
 extension AuthProvider {
     public var needsPassword: Bool { true }
+
+    public func rejectsToken(_ response: HTTPResponse) -> Bool { response.status == 401 }
 }

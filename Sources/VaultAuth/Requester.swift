@@ -59,13 +59,18 @@ public actor Requester {
         public var lockTimeout: Duration = .seconds(60)
         /// Where the cross-process refresh lock lives (default: `.automatic`).
         public var lock: RefreshLock.Placement
+        /// How many refreshes rejected tokens may cause in how long before requests fail
+        /// with ``AuthError/excessiveRefresh(_:)`` (default: 3 in 60 s).
+        public var refreshWindow: (interval: Duration, maximumAttempts: Int)
 
         public init(leeway: TimeInterval = TokenSet.defaultLeeway, requestTimeout: Duration = .seconds(30),
-                    lockTimeout: Duration = .seconds(60), lock: RefreshLock.Placement = .automatic) {
+                    lockTimeout: Duration = .seconds(60), lock: RefreshLock.Placement = .automatic,
+                    refreshWindow: (interval: Duration, maximumAttempts: Int) = (.seconds(60), 3)) {
             self.leeway = leeway
             self.requestTimeout = requestTimeout
             self.lockTimeout = lockTimeout
             self.lock = lock
+            self.refreshWindow = refreshWindow
         }
     }
 
@@ -80,13 +85,11 @@ public actor Requester {
     private let logger: Logger
     private let onEvent: @Sendable (RequesterEvent) -> Void
 
-    private var tokens: TokenSet?
-    /// Tokens in `tokens` that the store has not accepted yet (the server has rotated, so
-    /// losing them would force a password login).
-    private var unsavedTokens: TokenSet?
-    private var bearerCache: (token: Secret, header: String)?
-    private var refreshTask: Task<Result<TokenSet, AuthError>, Never>?
-    private var loadTask: Task<Result<TokenSet?, AuthError>, Never>?
+    /// Everything this Requester knows of the account's tokens: one value, so no
+    /// combination of half-states can be written.
+    private var state: TokenState = .unloaded
+    /// Refreshes caused by a rejected token, to stop refresh storms.
+    private var rejectionRefreshes: RefreshWindow
 
     public init(
         account: AccountItems, provider: any AuthProvider, transport: any HTTPTransport,
@@ -103,6 +106,8 @@ public actor Requester {
         self.reauthenticator = reauthenticator
         self.logger = logger
         self.onEvent = onEvent
+        self.rejectionRefreshes = RefreshWindow(
+            interval: configuration.refreshWindow.interval, maximumAttempts: configuration.refreshWindow.maximumAttempts)
     }
 
     /// Sends `request` with `Authorization: Bearer <access token>` and returns the
@@ -158,7 +163,7 @@ public actor Requester {
             }
             let response = try await transport.send(current, timeout: remaining)
             guard let next = try RedirectRule.next(after: current, response: response) else {
-                return (response, response.status == 401 && current.header("Authorization") != nil)
+                return (response, current.header("Authorization") != nil && provider.rejectsToken(response))
             }
             emit(next.header("Authorization") != nil ? .followedRedirect : .followedRedirectWithoutToken)
             current = next
@@ -172,11 +177,15 @@ public actor Requester {
         return (tokens, bearer(for: tokens))
     }
 
-    /// After a 401 for `used`: the tokens that replaced it meanwhile, or one refresh.
+    /// After a 401 for `used`: the tokens that replaced it meanwhile, or one refresh,
+    /// within the refresh window (a resource that rejects every new token stops here).
     private func tokensAfter401(for used: TokenSet) async throws(AuthError) -> TokenSet {
-        if let current = tokens, current.accessToken != used.accessToken {
+        if let current = state.held, current.tokens.accessToken != used.accessToken {
             logger.debug("401 for a token that was replaced meanwhile; replaying with the current one")
             return try await usableTokens()
+        }
+        if state.refreshTask == nil {
+            try rejectionRefreshes.admit(at: ContinuousClock.now)
         }
         logger.debug("401 for the current token; refreshing once")
         return try await refreshedTokens(replacing: used)
@@ -188,21 +197,13 @@ public actor Requester {
     }
 
     /// The tokens in memory (nil before the first request).
-    public var currentTokens: TokenSet? { tokens }
+    public var currentTokens: TokenSet? { state.held?.tokens }
 
     // MARK: - Token state machine
 
     private func usableTokens() async throws(AuthError) -> TokenSet {
         await retryUnsavedTokens()
-        if tokens == nil {
-            // The actor is reentrant: a load that started before a refresh finished must not
-            // put the replaced tokens back in memory.
-            let loaded = try await initialLoad()
-            if tokens == nil { tokens = loaded }
-        }
-        guard let current = tokens else {
-            throw .authentication("not logged in to \(account.server) as \(account.account); run vault login")
-        }
+        let current = try await loadedTokens()
         switch current.freshness(at: clock.now(), leeway: configuration.leeway) {
         case .fresh:
             emit(.usedToken)
@@ -219,12 +220,46 @@ public actor Requester {
         }
     }
 
+    /// The tokens held, after the first read of the store (shared by every request that
+    /// arrives before it completes: a thousand concurrent first requests, one read).
+    private func loadedTokens() async throws(AuthError) -> TokenSet {
+        let task: Task<Result<TokenSet?, AuthError>, Never>
+        switch state {
+        case .ready(let held), .refreshing(let held, _): return held.tokens
+        case .absent: throw notLoggedIn
+        case .loading(let running): task = running
+        case .unloaded:
+            let account = self.account
+            task = Task {
+                do throws(AuthError) { return .success(try await account.loadTokens()) } catch { return .failure(error) }
+            }
+            state = .loading(task)
+        }
+        let result = await task.value
+        // The actor is reentrant: only the load still in the state may settle it, so a
+        // load never puts back tokens a refresh replaced meanwhile.
+        if case .loading(let current) = state, current == task {
+            switch result {
+            case .success(let tokens?): state = .ready(HeldTokens(tokens, stored: true))
+            case .success(nil): state = .absent
+            case .failure: state = .unloaded
+            }
+        }
+        if case .failure(let error) = result { throw error }
+        guard let held = state.held else { throw notLoggedIn }
+        return held.tokens
+    }
+
+    private var notLoggedIn: AuthError {
+        .authentication("not logged in to \(account.server) as \(account.account); run vault login")
+    }
+
     /// Tries once more to store tokens an earlier save failed to store.
     private func retryUnsavedTokens() async {
-        guard let pending = unsavedTokens else { return }
+        guard let pending = state.held, !pending.stored else { return }
         do throws(AuthError) {
-            try await account.saveTokens(pending)
-            if unsavedTokens == pending { unsavedTokens = nil }
+            try await account.saveTokens(pending.tokens)
+            state.markStored(pending.tokens)
             logger.notice("stored the tokens that could not be stored before")
         } catch {
             logger.error("the new tokens are still not stored (\(error)); keeping them in memory")
@@ -232,72 +267,65 @@ public actor Requester {
         }
     }
 
-    /// The first read of the stored tokens, shared by every request that arrives before it
-    /// completes (a thousand concurrent first requests cause one store read).
-    private func initialLoad() async throws(AuthError) -> TokenSet? {
-        let task: Task<Result<TokenSet?, AuthError>, Never>
-        if let running = loadTask {
-            task = running
-        } else {
-            let account = self.account
-            task = Task {
-                do throws(AuthError) { return .success(try await account.loadTokens()) } catch { return .failure(error) }
-            }
-            loadTask = task
-        }
-        let result = await task.value
-        if loadTask == task { loadTask = nil }
-        return try result.get()
-    }
-
     /// Single flight: joins the refresh under way, or starts one.
     private func refreshedTokens(replacing old: TokenSet) async throws(AuthError) -> TokenSet {
-        if let current = tokens, current.accessToken != old.accessToken,
-            current.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh
-        {
-            return current
-        }
         let task: Task<Result<TokenSet, AuthError>, Never>
-        if let running = refreshTask {
+        switch state {
+        case .refreshing(_, let running):
             task = running
-        } else {
-            task = Task { await self.performRefresh(replacing: old) }
-            refreshTask = task
+        case .ready(let held):
+            if held.tokens.accessToken != old.accessToken,
+                held.tokens.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh
+            {
+                return held.tokens
+            }
+            task = Task { await self.performRefresh(replacing: old, heldUnstored: !held.stored) }
+            state = .refreshing(held, task)
+        case .unloaded, .loading, .absent:
+            // Only held tokens are refreshed; reaching here means they were never loaded.
+            throw notLoggedIn
         }
         return try await task.value.get()
     }
 
     /// The refresh itself: cross-process lock, re-read, refresh (or re-login), store,
-    /// then publish in memory. Runs once per flight.
-    private func performRefresh(replacing old: TokenSet) async -> Result<TokenSet, AuthError> {
-        let result: Result<TokenSet, AuthError>
+    /// then publish in memory. Runs once per flight; ends the `refreshing` state.
+    private func performRefresh(replacing old: TokenSet, heldUnstored: Bool) async -> Result<TokenSet, AuthError> {
+        let result: Result<(tokens: TokenSet, stored: Bool), AuthError>
         do throws(AuthError) {
-            result = .success(try await refreshUnderLock(replacing: old))
+            result = .success(try await refreshUnderLock(replacing: old, heldUnstored: heldUnstored))
         } catch {
             result = .failure(error)
         }
-        if case .success(let new) = result { tokens = new }
-        refreshTask = nil
-        return result
+        guard case .refreshing(let previous, _) = state else { return result.map(\.tokens) }
+        switch result {
+        case .success(let new): state = .ready(HeldTokens(new.tokens, stored: new.stored))
+        case .failure: state = .ready(previous)
+        }
+        return result.map(\.tokens)
     }
 
-    private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> TokenSet {
+    /// Under the cross-process lock: adopt what another process stored, else refresh (or
+    /// log in again), then persist. Returns the tokens and whether the store took them.
+    private func refreshUnderLock(replacing old: TokenSet, heldUnstored: Bool) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
         let lock = try await takeCrossProcessLock()
         defer { withExtendedLifetime(lock) {} }
-
         // Tokens held only in memory are newer than anything stored: the store's are
         // rotated away, so neither adopt nor refresh from them.
-        let stored = unsavedTokens == nil ? try await account.loadTokens() : nil
-        if let stored, stored.accessToken != old.accessToken,
-            stored.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh
-        {
-            logger.debug("another process refreshed already; adopting its tokens")
-            emit(.adoptedStoredTokens)
-            return stored
-        }
+        let stored = heldUnstored ? nil : try await account.loadTokens()
+        if let adopted = adoptable(stored, replacing: old) { return (adopted, true) }
         let new = try await refreshOrLogIn(from: stored ?? old)
-        await persist(new)
-        return new
+        return (new, await persist(new))
+    }
+
+    /// `stored` when another process has already replaced `old` with fresh tokens.
+    private func adoptable(_ stored: TokenSet?, replacing old: TokenSet) -> TokenSet? {
+        guard let stored, stored.accessToken != old.accessToken,
+            stored.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh
+        else { return nil }
+        logger.debug("another process refreshed already; adopting its tokens")
+        emit(.adoptedStoredTokens)
+        return stored
     }
 
     /// The cross-process lock of this account's refresh, or nil for in-process only.
@@ -328,26 +356,27 @@ public actor Requester {
 
     /// Stores `new`; when the store fails, keeps them as unsaved (retried on next use)
     /// and reports it, rather than losing tokens the server has already rotated to.
-    private func persist(_ new: TokenSet) async {
+    /// Stores `new` and returns true; when the store fails, reports it and returns false,
+    /// so the tokens are kept in memory (and stored on the next use) rather than losing
+    /// tokens the server has already rotated to.
+    private func persist(_ new: TokenSet) async -> Bool {
         do throws(AuthError) {
             try await account.saveTokens(new)
-            unsavedTokens = nil
+            return true
         } catch {
             logger.error("could not store the new tokens (\(error)); keeping them in memory and trying again on next use")
-            unsavedTokens = new
             emit(.tokensNotSaved(error.description))
+            return false
         }
     }
 
-    /// `Bearer <token>`, built once per access token rather than once per request.
+    /// `Bearer <token>`, built once per access token (held with the tokens).
     private func bearer(for tokens: TokenSet) -> String {
-        if let cached = bearerCache, cached.token == tokens.accessToken { return cached.header }
-        let header = bearerHeader(tokens.accessToken)
-        bearerCache = (tokens.accessToken, header)
-        return header
+        if let held = state.held, held.tokens.accessToken == tokens.accessToken { return held.bearer }
+        return bearerHeader(tokens.accessToken)
     }
 
-    private nonisolated func bearerHeader(_ token: Secret) -> String { "Bearer \(token.utf8String ?? "")" }
+    private nonisolated func bearerHeader(_ token: Secret) -> String { HeldTokens.bearer(token) }
 
     private nonisolated func emit(_ event: RequesterEvent) { onEvent(event) }
 }

@@ -195,6 +195,32 @@ struct RequesterStateMachineTests {
         #expect(f.events.count(of: .refreshed) == 1)
     }
 
+    @Test("a resource that rejects every new token: at most the refresh window's refreshes, then .excessiveRefresh")
+    func refreshStormIsBounded() async throws {
+        let f = try await Fixture()
+        // Not the auth server's 401: a downstream service that rejects any token.
+        let transport = FakeTransport { _ in HTTPResponse(status: 401) }
+        let requester = f.requester(transport)
+        var errors: [AuthError] = []
+        for _ in 0..<10 {
+            if let error = await caughtError({ () async throws(AuthError) in try await requester.send(resource) }) {
+                errors.append(error)
+            }
+        }
+        #expect(errors.count == 10, "every request fails")
+        #expect(f.provider.refreshCount == 3, "the default window allows 3 refreshes a minute: \(f.provider.refreshCount)")
+        let storms = errors.filter { if case .excessiveRefresh = $0 { true } else { false } }
+        #expect(storms.count == 7, "\(errors)")
+        #expect(storms.first?.exitCode == 3)
+        // The window slides on the monotonic clock; a provider may also say what a
+        // rejection is: with one that never sees one, no refresh is spent at all.
+        let patient = Requester(
+            account: f.account, provider: NeverRejecting(base: f.provider), transport: transport, clock: f.clock,
+            configuration: .init(lock: .inProcessOnly))
+        #expect(try await patient.send(resource).status == 401)
+        #expect(f.provider.refreshCount == 3)
+    }
+
     @Test("a 401 that persists: at most one refresh and one replay, then .authentication")
     func persistentUnauthorized() async throws {
         let f = try await Fixture()
@@ -342,4 +368,15 @@ struct RequesterStateMachineTests {
         #expect(await b.currentTokens?.accessToken == Secret("access-1"))
         #expect(Array(transport.bearers.suffix(2)) == ["access-1", "access-1"])
     }
+}
+
+/// A provider whose resource never signals a rejected token (its 401s are downstream).
+private struct NeverRejecting: AuthProvider {
+    let base: FakeProvider
+    var name: String { "never-rejecting" }
+    func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
+        try await base.login(account: account, password: password)
+    }
+    func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet { try await base.refresh(tokens) }
+    func rejectsToken(_ response: HTTPResponse) -> Bool { false }
 }

@@ -1,0 +1,98 @@
+import VaultStore
+
+/// The account's tokens as a ``Requester`` holds them: exactly one of these at a time.
+///
+/// ```
+/// unloaded ──first request──▶ loading ──stored tokens──▶ ready ◀──────────┐
+///                               │  └──none stored──▶ absent               │
+///                               └──store failed──▶ unloaded    refreshing ┘ (success: the new
+///                                                    ready ──stale/expired/401──▶ refreshing    tokens; failure: the
+///                                                                                               previous ones)
+/// ```
+/// Every transition happens on the actor; a task that finishes after the state moved on
+/// (a load overtaken by a refresh) changes nothing.
+enum TokenState {
+    /// Nothing read from the store yet.
+    case unloaded
+    /// The first read of the store, shared by every request that arrives meanwhile.
+    case loading(Task<Result<TokenSet?, AuthError>, Never>)
+    /// The store holds no tokens: not logged in.
+    case absent
+    /// Tokens to send.
+    case ready(HeldTokens)
+    /// One refresh under way, shared by every request that needs it; `HeldTokens` are
+    /// the tokens it replaces (still sent while they are fresh, kept if it fails).
+    case refreshing(HeldTokens, Task<Result<TokenSet, AuthError>, Never>)
+
+    /// The tokens held, if any.
+    var held: HeldTokens? {
+        switch self {
+        case .ready(let held), .refreshing(let held, _): held
+        case .unloaded, .loading, .absent: nil
+        }
+    }
+
+    /// The refresh under way, if any.
+    var refreshTask: Task<Result<TokenSet, AuthError>, Never>? {
+        if case .refreshing(_, let task) = self { return task }
+        return nil
+    }
+
+    /// Records that the store has taken `tokens`, when they are still the ones held.
+    mutating func markStored(_ tokens: TokenSet) {
+        switch self {
+        case .ready(var held) where held.tokens == tokens:
+            held.stored = true
+            self = .ready(held)
+        case .refreshing(var held, let task) where held.tokens == tokens:
+            held.stored = true
+            self = .refreshing(held, task)
+        default: break
+        }
+    }
+}
+
+/// Tokens in memory, with their `Authorization` value built once.
+struct HeldTokens {
+    let tokens: TokenSet
+    /// `Bearer <access token>`.
+    let bearer: String
+    /// False while the store has refused them: the server has rotated, so they must not be
+    /// lost, and the store's older tokens must be neither adopted nor refreshed from.
+    var stored: Bool
+
+    init(_ tokens: TokenSet, stored: Bool) {
+        self.tokens = tokens
+        self.bearer = Self.bearer(tokens.accessToken)
+        self.stored = stored
+    }
+
+    static func bearer(_ token: Secret) -> String { "Bearer \(token.utf8String ?? "")" }
+}
+
+/// Bounds the refreshes that rejected tokens cause, after Alamofire's `RefreshWindow`: at
+/// most `maximumAttempts` in any `interval` (monotonic clock). A resource that answers 401
+/// to every new token then costs a few refreshes, not one per request, and the requests
+/// fail with ``AuthError/excessiveRefresh(_:)``. (Refreshes at expiry are not counted:
+/// token lifetimes bound them already.)
+struct RefreshWindow {
+    let interval: Duration
+    let maximumAttempts: Int
+    private var attempts: [ContinuousClock.Instant] = []
+
+    init(interval: Duration, maximumAttempts: Int) {
+        self.interval = interval
+        self.maximumAttempts = max(1, maximumAttempts)
+    }
+
+    /// Counts an attempt at `now`, or throws when the window is full.
+    mutating func admit(at now: ContinuousClock.Instant) throws(AuthError) {
+        attempts.removeAll { now - $0 >= interval }
+        guard attempts.count < maximumAttempts else {
+            throw .excessiveRefresh(
+                "the server rejected \(maximumAttempts) new access tokens within \(interval); not refreshing again for now "
+                    + "(is the 401 from another service than the account's?)")
+        }
+        attempts.append(now)
+    }
+}
