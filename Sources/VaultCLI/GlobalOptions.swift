@@ -33,7 +33,7 @@ struct StoreOptions: ParsableArguments {
 
     func validate() throws {
         if let promptTimeout, !(promptTimeout.isFinite && promptTimeout > 0 && promptTimeout <= 3600) {
-            throw ValidationError("--prompt-timeout must be a number of seconds from 0 to 3600")
+            throw ValidationError("--prompt-timeout must be a number of seconds, more than 0 and at most 3600")
         }
     }
 
@@ -79,4 +79,15 @@ struct ItemOptions: ParsableArguments {
     /// The key; a URL server is normalised like `vault login` does (scheme and host
     /// lower-cased, no trailing slash), so both name the same item.
     var key: CredentialKey { CredentialKey(server: ServerName.normalized(server), account: account) }
+
+    /// A server URL with user info (`https://user:password@host`) would put a password in
+    /// the item's attributes and label, which `list` shows: refused.
+    func validate() throws {
+        if let schemeEnd = server.range(of: "://") {
+            let authority = server[schemeEnd.upperBound...].prefix { !"/?#".contains($0) }
+            if authority.contains("@") {
+                throw ValidationError("--server must not contain user info (user@ or user:password@); give the user with --account")
+            }
+        }
+    }
 }

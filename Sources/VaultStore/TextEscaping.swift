@@ -1,6 +1,7 @@
 /// Makes text from servers, keyrings and other programs safe to show on a terminal.
 ///
-/// Control characters (C0, DEL, C1) and the bidirectional-override characters are
+/// Control characters (C0, DEL, C1), the line and paragraph separators, and the
+/// zero-width and bidirectional-override characters are
 /// replaced by visible escapes (`\n`, `\t`, `\r`, `\x1b`, `\u{202e}`), so an error
 /// message or a label cannot move the cursor, recolour the screen, set the window
 /// title, or make text read backwards. A backslash is shown as `\\`, so every escape
@@ -38,7 +39,8 @@ public enum TextEscaping {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
         case 0x5C: true  // the backslash, so escapes stay unambiguous
-        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi marks and overrides
+        case 0x200B...0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // zero-width and bidi marks, overrides
+        case 0x2028, 0x2029: true  // line and paragraph separators
         default: false
         }
     }

@@ -241,6 +241,13 @@ extension SynchronousProcessSuites {
         var env = self.env
         env["VAULT_BACKEND"] = "nonsense"
         #expect(try vault("list", env: env).status == 2)
+        // A password in a server URL would land in the item's name and label: refused.
+        for server in ["https://u:hunter2@ex.com/x", "https://u@ex.com"] {
+            let refused = try vault("save", "--server", server, "--account", "a", stdin: "x")
+            #expect(refused.status == 2, "\(server): \(refused.err)")
+            #expect(refused.err.contains("user info") && !refused.err.contains("hunter2"), "\(refused.err)")
+        }
+        #expect(try vault("save", "--server", "https://ex.com/a@b", "--account", "a", stdin: "x").status == 0, "@ in a path is fine")
         let help = try vault("--help")
         #expect(help.status == 0)
         #expect(help.out.contains("Exit codes"))

@@ -220,6 +220,35 @@ extension SynchronousProcessSuites {
             }
         }
 
+        @Test func aSaveWhoseCleanupIsNotConfirmedStillSucceeds() throws {
+            try KeePassXCInstance.with(.init(confirmDelete: true), home: home) { kp in
+                // What vault wrote before (the whole URL in server): save rewrites it in the
+                // new shape and deletes the old item, which KeePassXC wants confirmed.
+                let legacy = ["user", "alice", "server", "https://ex.com:8443/repo", "protocol", "https", "port", "8443"]
+                #expect(try VaultProcess.start("/usr/bin/secret-tool", ["store", "--label=old"] + legacy, environment: kp.environment,
+                                               stdin: Data("old-secret".utf8)).finish(timeout: 20).status == 0)
+                let saved = try vault(kp, "save", "--server", "https://ex.com:8443/repo", "--account", "alice", stdin: secret, timeout: 30)
+                #expect(saved.status == 0, "the secret is saved: \(saved.err)")
+                let loaded = try vault(kp, "load", "--server", "https://ex.com:8443/repo", "--account", "alice")
+                #expect(loaded.status == 0 && loaded.out == secret, "load prefers the new item: \(loaded.err)")
+            }
+        }
+
+        @Test func noOpenDatabaseGetsKeePassXCsAdvice() throws {
+            try KeePassXCInstance.with(home: home) { kp in
+                let closed = try VaultProcess.start(
+                    "/usr/bin/gdbus",
+                    [
+                        "call", "--session", "--timeout", "10", "--dest", "org.keepassxc.KeePassXC.MainWindow", "--object-path",
+                        "/keepassxc", "--method", "org.keepassxc.KeePassXC.MainWindow.closeAllDatabases",
+                    ], environment: kp.environment
+                ).finish(timeout: 20)
+                #expect(closed.status == 0, "\(closed.err)")
+                let listed = try vault(kp, "list", timeout: 30)
+                expectFailure(listed, status: 4, mentions: ["KeePassXC has no default collection", "open and unlock a database in KeePassXC"])
+            }
+        }
+
         @Test func accessToAnItemAnotherProcessMadeNeedsApproval() throws {
             try KeePassXCInstance.with(.init(confirmAccess: true), home: home) { kp in
                 #expect(try secretTool(kp, "store", "--label=theirs", "user", "alice", "server", "ex.com", stdin: "their-secret").status == 0)
@@ -290,6 +319,16 @@ extension SynchronousProcessSuites {
                 #expect(try vault(kp, "list").out == "bin.example\ta\tvault: a@bin.example\n")
                 #expect(try vault(kp, "remove", "--server", "bin.example", "--account", "a").status == 0)
                 #expect(try vault(kp, "load", "--server", "bin.example", "--account", "a").status == 1)
+                // Valid UTF-8 that KeePassXC would not keep as text (a NUL, a leading BOM)
+                // goes as binary: a BOM would be dropped at once, a NUL cut when it saves.
+                for (account, bytes) in [("nul", Data("a\u{0}b".utf8)), ("bom", Data([0xEF, 0xBB, 0xBF]) + Data("bom".utf8))] {
+                    let stored = try VaultProcess.vault(
+                        ["save", "--server", "text.example", "--account", account], environment: kp.environment, stdin: bytes)
+                    #expect(stored.status == 0, "\(stored.err)")
+                    #expect(try vault(kp, "load", "--server", "text.example", "--account", account).stdout == bytes, "\(account)")
+                    let search = try secretTool(kp, "search", "--all", "user", account, "server", "text.example")
+                    #expect(search.err.contains("FDO_SECRETS_CONTENT_TYPE = application/octet-stream"), "\(account): \(search.err)")
+                }
             }
         }
     }

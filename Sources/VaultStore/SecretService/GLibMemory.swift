@@ -40,8 +40,8 @@ struct GLibError: Sendable {
     /// True when an item vanished while we looked at it (deleted by another client).
     var isVanishedItem: Bool {
         (domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue))
-            || isDBusError(G_DBUS_ERROR_UNKNOWN_OBJECT, G_DBUS_ERROR_UNKNOWN_METHOD)
-            || message.contains("No such secret item")
+            || isDBusError(G_DBUS_ERROR_UNKNOWN_OBJECT, G_DBUS_ERROR_UNKNOWN_METHOD, G_DBUS_ERROR_UNKNOWN_INTERFACE)
+            || message.contains("No such secret item") || message.contains("No such object path")
     }
 
     /// True when libsecret says the item or collection is locked.

@@ -203,6 +203,7 @@ struct OpenCollection {
         }
     }
 
-    /// A label for a message, quoted and with control characters escaped.
-    private static func quoted(_ label: String) -> String { "\"\(TextEscaping.escaped(label))\"" }
+    /// A label for a message, quoted. (Whoever shows the message escapes it, as the
+    /// `vault` command does every message: escaping here too would escape twice.)
+    private static func quoted(_ label: String) -> String { "\"\(label)\"" }
 }

@@ -59,6 +59,17 @@ enum SecretServiceImplementation: Equatable {
         }
     }
 
+    /// What to do when the service has no default collection.
+    var noCollectionHint: String {
+        switch self {
+        case .gnomeKeyring: "create a keyring, e.g. with `gnome-keyring-daemon --unlock`, or use --backend file"
+        case .keePassXC:
+            "open and unlock a database in KeePassXC with a group exposed in Database Settings → Secret Service Integration, "
+                + "or use --backend file"
+        case .other: "create one in \(name), or use --backend file"
+        }
+    }
+
     /// What to do when a client's access to an item was not approved.
     var accessHint: String {
         switch self {

@@ -68,7 +68,7 @@ public enum SecretServiceProbe {
             done.signal()
         }
         if done.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .timedOut {
-            return outcome(false, "the session bus at \(address) does not answer within \(milliseconds) ms")
+            return outcome(false, "no answer from the session bus at \(address) or the Secret Service on it within \(milliseconds) ms")
         }
         return result.value.withLock { $0 } ?? outcome(false, "the session bus probe failed")
     }

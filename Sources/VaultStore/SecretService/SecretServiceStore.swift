@@ -76,28 +76,57 @@ public final class SecretServiceStore: SecureStore {
 
     // MARK: SecureStore
 
+    /// Saves `credential`: updates the key's best item or creates one, then removes the
+    /// key's other items (duplicates, the older shape). The save has happened once the
+    /// secret is stored: an older item whose deletion the keyring does not confirm (a
+    /// KeePassXC setting) is left in place, and `load` still returns the new secret. An
+    /// item another client deletes meanwhile makes the save start over (bounded).
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
         try withCollection { (collection) throws(VaultError) in
-            try withApprovedItems(matching: key, in: collection) { (items) throws(VaultError) in
-                let value = Self.newValue(credential.secret)
-                defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-                let target = items.filter { $0.shape != .legacy }.preferred
-                if let target {
-                    try collection.check("store the secret") { error in secret_item_set_secret_sync(target.item, value, nil, &error) }
-                    if target.label != credential.label {
-                        try collection.check("set the label") { error in
-                            secret_item_set_label_sync(target.item, credential.label, nil, &error)
-                        }
-                    }
-                } else {
-                    try Self.create(credential, key: key, value: value, in: collection)
-                }
-                for other in items where other.item != target?.item {
-                    try collection.delete(other, doing: "remove an older item of the same key (the new secret is saved)")
+            var attempt = 0
+            while true {
+                attempt += 1
+                do throws(VaultError) {
+                    try saveOnce(credential, key: key, in: collection)
+                    return
+                } catch {
+                    guard attempt < 5, Self.isVanishedItemError(error) else { throw error }
                 }
             }
         }
+    }
+
+    private func saveOnce(_ credential: Credential, key: CredentialKey, in collection: OpenCollection) throws(VaultError) {
+        try withApprovedItems(matching: key, in: collection) { (items) throws(VaultError) in
+            let value = Self.newValue(credential.secret)
+            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            let target = items.filter { $0.shape != .legacy }.preferred
+            if let target {
+                try collection.check("store the secret") { error in secret_item_set_secret_sync(target.item, value, nil, &error) }
+                if target.label != credential.label {
+                    try collection.check("set the label") { error in
+                        secret_item_set_label_sync(target.item, credential.label, nil, &error)
+                    }
+                }
+            } else {
+                try Self.create(credential, key: key, value: value, in: collection)
+            }
+            for other in items where other.item != target?.item {
+                do throws(VaultError) {
+                    try collection.delete(other, doing: "remove an older item of the same key (the new secret is saved)")
+                } catch {
+                    // Housekeeping only: the new secret is stored and `load` prefers it.
+                    guard case .notApproved = error else { throw error }
+                }
+            }
+        }
+    }
+
+    /// True for the failure of a call on an item that another client deleted meanwhile.
+    private static func isVanishedItemError(_ error: VaultError) -> Bool {
+        guard case .backendUnavailable(let why) = error else { return false }
+        return why.contains("No such object path") || why.contains("No such secret item") || why.contains("No such interface")
     }
 
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
@@ -178,9 +207,8 @@ public final class SecretServiceStore: SecureStore {
             throw Self.failure(error, doing: "find the default collection")
         }
         guard path != SecretServicePrompt.noPrompt else {
-            throw .backendUnavailable(
-                "the Secret Service has no default collection, and vault does not create one "
-                    + "(create a keyring, e.g. with `gnome-keyring-daemon --unlock`, or use --backend file)")
+            let service = SecretServiceImplementation.current(connection: connection, timeoutMilliseconds: callTimeoutMilliseconds)
+            throw .backendUnavailable("\(service.name) has no default collection, and vault does not create one (\(service.noCollectionHint))")
         }
         return path
     }
@@ -345,10 +373,14 @@ public final class SecretServiceStore: SecureStore {
         }
     }
 
-    /// A new SecretValue holding a copy of `secret` ("text/plain" when it is UTF-8, so
+    /// A new SecretValue holding a copy of `secret` ("text/plain" when it is UTF-8 text, so
     /// `secret-tool lookup` prints it). The caller unrefs it; libsecret wipes its copy.
     private static func newValue(_ secret: Secret) -> OpaquePointer {
-        let contentType = secret.utf8String == nil ? "application/octet-stream" : "text/plain"
+        // Text only when it survives as text: KeePassXC keeps a text/plain secret as an
+        // entry field, which drops a leading byte-order mark at once and cuts at a NUL
+        // when the database is saved.
+        let isText = secret.utf8String != nil && !secret.bytes.contains(0) && !secret.bytes.starts(with: [0xEF, 0xBB, 0xBF])
+        let contentType = isText ? "text/plain" : "application/octet-stream"
         if secret.bytes.isEmpty { return secret_value_new("", 0, contentType) }
         return secret.bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: gchar.self) { secret_value_new($0.baseAddress, gssize($0.count), contentType) }
