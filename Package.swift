@@ -36,7 +36,6 @@ let package = Package(
                 "CLibSecret",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -84,7 +83,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore"]),
-        .testTarget(name: "VaultCLITests", dependencies: ["VaultStore", "AuthServer", "vault", "vault-auth-server"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["VaultStore", "VaultAuth", "VaultCLI", "AuthServer", "vault", "vault-auth-server"]),
         .testTarget(name: "VaultAuthTests", dependencies: ["VaultAuth", "AuthServer"]),
         .testTarget(name: "AuthServerTests", dependencies: ["AuthServer"]),
     ],

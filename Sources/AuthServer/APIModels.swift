@@ -88,9 +88,4 @@ public struct ErrorResponse: Codable, Sendable, Equatable, Error {
         self.code = code
         self.message = message
     }
-
-    /// Whether ``message`` is one of ``AuthServerMessages/authenticationErrors``.
-    public var isAuthenticationError: Bool {
-        AuthServerMessages.authenticationErrors.contains(message)
-    }
 }

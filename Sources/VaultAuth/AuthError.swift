@@ -5,9 +5,11 @@ import VaultStore
 public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The credentials are no good for good: an interactive `vault login` is needed
     /// (dead refresh token and no stored password, a rejected password, `invalid_grant`).
-    case authentication(String)
+    /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`).
+    case authentication(String, providerCode: String? = nil)
     /// The client is misconfigured (`invalid_client`, unknown provider settings).
-    case configuration(String)
+    /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`).
+    case configuration(String, providerCode: String? = nil)
     /// The server answered with an error that is not about authentication.
     case server(status: Int, message: String)
     /// The server could not be reached or did not answer in time; nothing stored changed
@@ -17,30 +19,31 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     case store(VaultError)
     /// The request itself is unusable (a bad URL, plain http to a remote host).
     case invalidRequest(String)
+    /// Another process held the account's refresh lock past the bound (`RefreshLock`).
+    case lockTimeout(String)
     /// Rejected tokens caused more refreshes than the Requester's `RefreshWindow` allows:
     /// the resource keeps answering 401 to new tokens, so refreshing again would not help.
     case excessiveRefresh(String)
 
     public var description: String {
         switch self {
-        case .authentication(let why): "authentication failed: \(why)"
-        case .configuration(let why): "configuration error: \(why)"
+        case .authentication(let why, _): "authentication failed: \(why)"
+        case .configuration(let why, _): "configuration error: \(why)"
         case .server(let status, let message): "server error \(status): \(message)"
         case .network(let why): "network error: \(why)"
         case .store(let error): error.description
         case .invalidRequest(let why): why
         case .excessiveRefresh(let why): "authentication failed: \(why)"
+        case .lockTimeout(let why): why
         }
     }
 
-    /// The `vault` command's exit code: 3 authentication, 5 network or server, 2 bad
-    /// input; store errors keep their own codes.
-    public var exitCode: Int32 {
+    /// The provider's own error code (an RFC 6749 `error` such as `invalid_grant`), when
+    /// it sent one; callers may branch on it, as on golang/oauth2's `RetrieveError.ErrorCode`.
+    public var providerCode: String? {
         switch self {
-        case .authentication, .configuration, .excessiveRefresh: 3
-        case .server, .network: 5
-        case .store(let error): error.exitCode
-        case .invalidRequest: 2
+        case .authentication(_, let code), .configuration(_, let code): code
+        default: nil
         }
     }
 

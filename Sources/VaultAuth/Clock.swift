@@ -11,13 +11,6 @@ public struct SystemClock: AuthClock {
     public func now() -> Date { Date() }
 }
 
-/// The system clock shifted by a fixed offset (for tests of a wrong local clock).
-public struct ShiftedClock: AuthClock {
-    public let offset: TimeInterval
-    public init(offset: TimeInterval) { self.offset = offset }
-    public func now() -> Date { Date().addingTimeInterval(offset) }
-}
-
 /// Converts the server's absolute times to the local clock, using the offset between
 /// the response's `Date` header and the local time it arrived.
 ///

@@ -89,7 +89,7 @@ public final class RefreshLock: Sendable {
     }
 
     /// Waits (polling, off the concurrency pool) until the lock is held, at most `timeout`;
-    /// then throws an error that names the lock file (exit 4).
+    /// then throws `AuthError.lockTimeout`, naming the lock file.
     public static func acquire(path: String, timeout: Duration) async throws(AuthError) -> RefreshLock {
         let fd = try await offload { () throws(VaultError) -> Int32 in
             try preparePrivateDirectory((path as NSString).deletingLastPathComponent)
@@ -107,7 +107,7 @@ public final class RefreshLock: Sendable {
             }
             guard ContinuousClock.now < deadline else {
                 close(fd)
-                throw .store(.backendUnavailable("gave up after \(timeout) waiting for the refresh lock \(path), held by another process"))
+                throw .lockTimeout("gave up after \(timeout) waiting for the refresh lock \(path), held by another process")
             }
             try? await Task.sleep(for: .milliseconds(5))
         }

@@ -67,21 +67,3 @@ struct AuthOptions: ParsableArguments {
         return try result.get()
     }
 }
-
-/// `VAULT_REAUTH_COOLDOWN` (seconds, default 300): how long a rejected stored password
-/// is not tried again.
-enum ReauthenticationSettings {
-    static func coolDown(_ environment: [String: String]) -> TimeInterval {
-        environment["VAULT_REAUTH_COOLDOWN"].flatMap(TimeInterval.init).map { max(0, $0) } ?? 300
-    }
-}
-
-/// Runs `body`; an `AuthError` becomes one line on stderr and its exit code.
-func reportingAuthErrors(_ body: () async throws(AuthError) -> Void) async throws(ExitCode) {
-    do {
-        try await body()
-    } catch {
-        Terminal.note(error.description)
-        throw ExitCode(error.exitCode)
-    }
-}

@@ -16,7 +16,7 @@ enum StoreFactory {
         let environment = options.environment
         return EncryptedFileStore(
             path: EncryptedFileStore.defaultPath(environment: environment),
-            passphrase: .standard(file: options.passphraseFile, environment: environment),
+            passphrase: .standard(file: options.passphraseFile, environment: environment, prompter: TerminalPrompter()),
             kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment))
     }
 

@@ -11,7 +11,7 @@ enum Terminal {
         if let failure = writeAll(bytes, to: STDOUT_FILENO) {
             let reason = failure == EBADF || failure == EINVAL ? "it is closed" : String(cString: strerror(failure))
             note("could not write to standard output: \(reason)")
-            exit(VaultError.backendUnavailable("").exitCode)
+            exit(ExitStatus.unavailable)
         }
     }
 
@@ -42,14 +42,4 @@ enum Terminal {
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
     static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
-}
-
-/// Runs `body`; a `VaultError` becomes one line on stderr and its exit code.
-func reportingErrors(_ body: () throws(VaultError) -> Void) throws(ExitCode) {
-    do {
-        try body()
-    } catch {
-        Terminal.note(error.description)
-        throw ExitCode(error.exitCode)
-    }
 }

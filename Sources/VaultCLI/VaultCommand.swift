@@ -51,13 +51,3 @@ public struct VaultCommand: AsyncParsableCommand {
         }
     }
 }
-
-/// The exit codes of the `vault` command.
-public enum ExitStatus {
-    public static let success: Int32 = 0
-    public static let notFound: Int32 = 1
-    public static let usage: Int32 = 2
-    public static let authentication: Int32 = 3
-    public static let backendUnavailable: Int32 = 4
-    public static let network: Int32 = 5
-}

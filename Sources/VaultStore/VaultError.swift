@@ -36,14 +36,4 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidInput(let why): why
         }
     }
-
-    /// The `vault` command's exit code for this error (see the README).
-    public var exitCode: Int32 {
-        switch self {
-        case .notFound: 1
-        case .invalidInput: 2
-        case .locked, .notApproved, .wrongPassphrase, .corrupted, .unsupportedFormat: 3
-        case .backendUnavailable, .permission: 4
-        }
-    }
 }

@@ -340,3 +340,9 @@ final class SlowLoadStore: SecureStore {
         return value
     }
 }
+
+/// The system clock shifted by a fixed offset (tests of a wrong local clock).
+struct ShiftedClock: AuthClock {
+    let offset: TimeInterval
+    func now() -> Date { Date().addingTimeInterval(offset) }
+}

@@ -189,7 +189,7 @@ struct TrustTests {
                 FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
             clock.advance(by: 61)
             let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
-            #expect(error?.exitCode == 4, "\(directory): \(String(describing: error))")
+            #expect({ if case .store(.permission) = error { true } else { false } }(), "\(directory): \(String(describing: error))")
             #expect(error?.description.contains(directory) == true)
             #expect(provider.refreshCount == 0)
         }
@@ -235,7 +235,7 @@ struct TrustTests {
                 transport: transport)
             let error = await caughtError { () async throws(AuthError) in try await provider.login(account: "ann", password: Secret("pw")) }
             #expect((error == nil) == accepted, "\(body): \(String(describing: error))")
-            if let error { #expect(error.exitCode == 5, "\(body)") }
+            if let error { #expect({ if case .server = error { true } else { false } }(), "\(body): \(error)") }
         }
     }
 

@@ -21,10 +21,6 @@ enum KeyringTestEnvironment {
         }
     }
 
-    /// The package root (for `Scripts/with-keyring`).
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// True inside `Scripts/with-keepassxc` (KeePassXC, not GNOME Keyring).
     static var isKeePassXC: Bool { ProcessInfo.processInfo.environment["VAULT_WITH_KEEPASSXC"] == "1" }
 

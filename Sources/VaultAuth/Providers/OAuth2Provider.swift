@@ -136,11 +136,13 @@ public struct OAuth2Provider: AuthProvider {
         let detail = (object?["error_description"] as? String).map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
         switch code {
         case "invalid_grant":
-            return .authentication("the token endpoint answered invalid_grant\(detail)")
+            return .authentication("the token endpoint answered invalid_grant\(detail)", providerCode: "invalid_grant")
         case "invalid_client":
-            return .configuration("the OAuth client was rejected (invalid_client\(detail)); check --client-id and the client secret, then run vault login")
+            return .configuration(
+                "the OAuth client was rejected (invalid_client\(detail)); check --client-id and the client secret, then run vault login",
+                providerCode: "invalid_client")
         case .some(let code) where response.status < 500 && response.status != 429:
-            return .configuration("the token endpoint answered \(code)\(detail)")
+            return .configuration("the token endpoint answered \(code)\(detail)", providerCode: code)
         default:
             let retry = response.header("Retry-After").map { " (retry after \($0) s)" } ?? ""
             return .server(status: response.status, message: "the token endpoint failed\(code.map { " with \($0)" } ?? "")\(retry)")

@@ -29,7 +29,7 @@ struct PasswdCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: vault.path) else {
                 throw .invalidInput("there is no vault file at \(vault.path) yet; save an item first")
             }
-            let newPassphrase = try PassphraseSource.newPassphrase(file: newPassphraseFile, environment: store.environment)
+            let newPassphrase = try PassphraseSource.newPassphrase(file: newPassphraseFile, environment: store.environment, prompter: TerminalPrompter())
             try vault.changePassphrase(to: newPassphrase)
         }
     }

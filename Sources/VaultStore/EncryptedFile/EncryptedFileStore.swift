@@ -8,7 +8,7 @@ import Synchronization
 /// - Every read-modify-write holds an exclusive `flock` on `PATH.lock`, re-reads the
 ///   file under it and replaces it atomically, so concurrent processes lose no update
 ///   and a crash never leaves a half-written vault. The wait for the lock is bounded
-///   (`lockTimeout`); giving up names the lock file (`backendUnavailable`, exit 4).
+///   (`lockTimeout`); giving up names the lock file (`backendUnavailable`).
 /// - The passphrase is asked for and the key derived *before* the lock is taken, so a
 ///   person at a prompt never holds up another process; under the lock the header is
 ///   checked again, and a header that changed meanwhile is opened with the passphrase

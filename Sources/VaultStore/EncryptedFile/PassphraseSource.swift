@@ -17,12 +17,22 @@ public enum PassphrasePurpose: Sendable, Equatable {
     case change
 }
 
+/// Asks a person for a secret without echoing it: the `vault` command's terminal prompt.
+/// VaultStore does no terminal I/O itself; a program that can ask supplies one of these.
+public protocol SecretPrompter: Sendable {
+    /// True when there is somebody to ask (a controlling terminal).
+    var isAvailable: Bool { get }
+    /// Shows `prompt` and reads one line without echo; `.invalidInput` when it cannot.
+    func readSecret(prompt: String) throws(VaultError) -> Secret
+}
+
 /// Where the passphrase of an encrypted vault comes from.
 ///
 /// `standard` looks in this order, first found wins: an explicit file
 /// (`--passphrase-file`), `VAULT_PASSPHRASE_FILE`, `$CREDENTIALS_DIRECTORY/vault-passphrase`
-/// (systemd `LoadCredential=`), `VAULT_PASSPHRASE`, then a no-echo prompt on the terminal.
-/// With none of them it fails at once with a message that lists them.
+/// (systemd `LoadCredential=`), `VAULT_PASSPHRASE`, then the `prompter` (the `vault`
+/// command's no-echo terminal prompt), when one is given and available. With none of them
+/// it fails at once with a message that lists them.
 public struct PassphraseSource: Sendable {
     private let obtain: @Sendable (PassphrasePurpose) throws(VaultError) -> Secret
 
@@ -42,7 +52,9 @@ public struct PassphraseSource: Sendable {
     }
 
     /// The lookup order described above. `file` is the `--passphrase-file` option.
-    public static func standard(file: String? = nil, environment: [String: String]) -> PassphraseSource {
+    public static func standard(
+        file: String? = nil, environment: [String: String], prompter: (any SecretPrompter)? = nil
+    ) -> PassphraseSource {
         PassphraseSource { purpose throws(VaultError) in
             if let path = file ?? environment["VAULT_PASSPHRASE_FILE"], !path.isEmpty {
                 return try readPassphraseFile(path)
@@ -53,27 +65,29 @@ public struct PassphraseSource: Sendable {
                 return try readPassphraseFile("\(dir)/vault-passphrase")
             }
             if let value = environment["VAULT_PASSPHRASE"], !value.isEmpty { return Secret(value) }
-            guard TerminalPrompt.isAvailable else {
+            guard let prompter, prompter.isAvailable else {
                 throw .invalidInput(
                     "no passphrase: use --passphrase-file, VAULT_PASSPHRASE_FILE, systemd's LoadCredential=vault-passphrase or VAULT_PASSPHRASE (there is no terminal to ask on)"
                 )
             }
-            return try prompt(for: purpose)
+            return try prompt(for: purpose, on: prompter)
         }
     }
 
     /// The new passphrase of `vault passwd`: `file` (`--new-passphrase-file`), else
     /// `VAULT_NEW_PASSPHRASE_FILE`, else asked twice on the terminal. Never the sources of
     /// the current passphrase: with none of these it fails with `.invalidInput`.
-    public static func newPassphrase(file: String?, environment: [String: String]) throws(VaultError) -> Secret {
+    public static func newPassphrase(
+        file: String?, environment: [String: String], prompter: (any SecretPrompter)? = nil
+    ) throws(VaultError) -> Secret {
         if let path = file ?? environment["VAULT_NEW_PASSPHRASE_FILE"], !path.isEmpty {
             return try readPassphraseFile(path)
         }
-        guard TerminalPrompt.isAvailable else {
+        guard let prompter, prompter.isAvailable else {
             throw .invalidInput(
                 "no new passphrase: use --new-passphrase-file PATH or VAULT_NEW_PASSPHRASE_FILE, or run vault passwd on a terminal; the vault is unchanged")
         }
-        return try prompt(for: .change)
+        return try prompt(for: .change, on: prompter)
     }
 
     /// Reads a passphrase file; one trailing newline is dropped.
@@ -105,14 +119,14 @@ public struct PassphraseSource: Sendable {
         return result
     }
 
-    private static func prompt(for purpose: PassphrasePurpose) throws(VaultError) -> Secret {
+    private static func prompt(for purpose: PassphrasePurpose, on prompter: any SecretPrompter) throws(VaultError) -> Secret {
         switch purpose {
         case .unlock:
-            return try nonEmpty(TerminalPrompt.readSecret(prompt: "Vault passphrase: "))
+            return try nonEmpty(prompter.readSecret(prompt: "Vault passphrase: "))
         case .create, .change:
             let label = purpose == .create ? "New vault passphrase: " : "New passphrase: "
-            let first = try nonEmpty(TerminalPrompt.readSecret(prompt: label))
-            let second = try TerminalPrompt.readSecret(prompt: "Repeat it: ")
+            let first = try nonEmpty(prompter.readSecret(prompt: label))
+            let second = try prompter.readSecret(prompt: "Repeat it: ")
             guard first == second else { throw .invalidInput("the two passphrases differ") }
             return first
         }

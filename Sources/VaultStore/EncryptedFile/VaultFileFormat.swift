@@ -71,7 +71,7 @@ enum VaultFileFormat {
             throw .wrongPassphrase
         }
         do {
-            let nonce = try AES.GCM.Nonce(data: file[53..<macOffset])
+            let nonce = try AES.GCM.Nonce(data: file[(macOffset - nonceSize)..<macOffset])
             let box = try AES.GCM.SealedBox(
                 nonce: nonce, ciphertext: file[headerSize..<(file.count - tagSize)],
                 tag: file[(file.count - tagSize)...])

@@ -1,9 +1,11 @@
+import VaultStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads a line from the controlling terminal (`/dev/tty`) with echo turned off.
@@ -11,9 +13,9 @@ import Darwin
 /// It talks to the terminal, not to stdin/stdout, so `vault save` can read the secret
 /// from a pipe and still ask for the passphrase. Without a controlling terminal it fails
 /// at once; it never waits for input that cannot come.
-public enum TerminalPrompt {
+enum TerminalPrompt {
     /// True when this process has a controlling terminal to ask on.
-    public static var isAvailable: Bool {
+    static var isAvailable: Bool {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         close(fd)
@@ -22,7 +24,7 @@ public enum TerminalPrompt {
 
     /// Shows `prompt` on the terminal and reads one line without echo (the newline is
     /// dropped). Throws `.invalidInput` when there is no terminal or the input ends.
-    public static func readSecret(prompt: String) throws(VaultError) -> Secret {
+    static func readSecret(prompt: String) throws(VaultError) -> Secret {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw .invalidInput("no terminal to ask for input on") }
         defer { close(fd) }
@@ -111,4 +113,10 @@ enum TerminalRestore {
         signal(number, SIG_DFL)
         raise(number)
     }
+}
+
+/// The terminal prompt as the store's `SecretPrompter`.
+struct TerminalPrompter: SecretPrompter {
+    var isAvailable: Bool { TerminalPrompt.isAvailable }
+    func readSecret(prompt: String) throws(VaultError) -> Secret { try TerminalPrompt.readSecret(prompt: prompt) }
 }

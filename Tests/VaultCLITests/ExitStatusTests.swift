@@ -1,0 +1,31 @@
+import Testing
+import VaultAuth
+import VaultCLI
+import VaultStore
+
+/// Every library error maps to the exit code the README's table gives it, in one place.
+@Suite struct ExitStatusTests {
+    @Test func storeErrors() {
+        let key = CredentialKey(server: "s", account: "a")
+        #expect(ExitStatus.of(VaultError.notFound(key)) == 1)
+        #expect(ExitStatus.of(VaultError.invalidInput("x")) == 2)
+        for error in [VaultError.locked("x"), .notApproved("x"), .wrongPassphrase, .corrupted("x"), .unsupportedFormat("x")] {
+            #expect(ExitStatus.of(error) == 3, "\(error)")
+        }
+        #expect(ExitStatus.of(VaultError.backendUnavailable("x")) == 4)
+        #expect(ExitStatus.of(VaultError.permission("x")) == 4)
+    }
+
+    @Test func authErrors() {
+        #expect(ExitStatus.of(AuthError.authentication("x")) == 3)
+        #expect(ExitStatus.of(AuthError.configuration("x", providerCode: "invalid_client")) == 3)
+        #expect(ExitStatus.of(AuthError.excessiveRefresh("x")) == 3)
+        #expect(ExitStatus.of(AuthError.server(status: 500, message: "x")) == 5)
+        #expect(ExitStatus.of(AuthError.network("x")) == 5)
+        #expect(ExitStatus.of(AuthError.invalidRequest("x")) == 2)
+        #expect(ExitStatus.of(AuthError.lockTimeout("x")) == 4, "a refresh lock held too long is not a network error")
+        #expect(ExitStatus.of(AuthError.store(.wrongPassphrase)) == 3)
+        #expect(AuthError.authentication("x", providerCode: "invalid_grant").providerCode == "invalid_grant")
+        #expect(AuthError.network("x").providerCode == nil)
+    }
+}
