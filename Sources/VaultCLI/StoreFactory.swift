@@ -1,31 +1,24 @@
 import VaultStore
 
-/// Builds the store a `BackendDecision` names.
+/// Opens the store a `BackendDecision` names, with what the command line gives a backend:
+/// the environment (with `--file`), `--passphrase-file`, the terminal prompt, and the
+/// keyring prompt policy (`--prompt-timeout`, `--no-prompt`).
 enum StoreFactory {
     static func open(_ decision: BackendDecision, options: StoreOptions) throws(VaultError) -> any SecureStore {
-        switch decision.kind {
-        case .file, .auto:
-            return fileStore(options: options)
-        case .secretService:
-            // Fails fast (exit 4) when there is no session bus or no Secret Service on it.
-            return try SecretServiceStore(alreadyProbed: decision.serviceAnswered, prompts: options.promptPolicy)
+        try decision.open(context(options))
+    }
+
+    /// The file store, whatever backend is selected (`vault passwd`).
+    static func fileStore(options: StoreOptions) throws(VaultError) -> EncryptedFileStore {
+        guard let store = try EncryptedFileBackend.open(context(options), viability: nil) as? EncryptedFileStore else {
+            throw .backendUnavailable("the encrypted file backend did not open an encrypted file")
         }
+        return store
     }
 
-    static func fileStore(options: StoreOptions) -> EncryptedFileStore {
-        let environment = options.environment
-        return EncryptedFileStore(
-            path: EncryptedFileStore.defaultPath(environment: environment),
-            passphrase: .standard(file: options.passphraseFile, environment: environment, prompter: TerminalPrompter()),
-            kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment))
-    }
-
-    /// `VAULT_LOCK_TIMEOUT` (seconds, 0.1 to 3600; default 10): how long a write waits
-    /// for another process's lock on the vault file.
-    static func lockTimeout(_ environment: [String: String]) -> Duration {
-        guard let raw = environment["VAULT_LOCK_TIMEOUT"], let seconds = Double(raw), seconds.isFinite,
-            (0.1...3600).contains(seconds)
-        else { return .seconds(10) }
-        return .milliseconds(Int(seconds * 1000))
+    private static func context(_ options: StoreOptions) -> BackendContext {
+        BackendContext(
+            environment: options.environment, passphraseFile: options.passphraseFile, prompter: TerminalPrompter(),
+            prompts: options.promptPolicy)
     }
 }

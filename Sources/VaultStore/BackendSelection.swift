@@ -6,23 +6,39 @@ public enum BackendKind: String, Sendable, CaseIterable {
     case secretService = "secret-service"
     /// The encrypted vault file.
     case file
+
+    /// The backend of this kind (nil for `auto`, which is a choice among them).
+    public var backend: (any StoreBackend.Type)? {
+        switch self {
+        case .auto: nil
+        case .secretService: SecretServiceBackend.self
+        case .file: EncryptedFileBackend.self
+        }
+    }
 }
 
 /// The outcome of backend selection: the backend that will be used and a one-line reason.
 public struct BackendDecision: Sendable, Equatable, CustomStringConvertible {
+    /// The chosen backend's kind (never `auto`).
     public var kind: BackendKind
     public var reason: String
-    /// True when choosing already saw the Secret Service answer, so opening the store
-    /// need not ask again.
-    public var serviceAnswered: Bool
+    /// What the chosen backend answered when `auto` asked it (nil when it was forced), so
+    /// opening it need not ask again.
+    public var viability: Viability?
 
-    public init(kind: BackendKind, reason: String, serviceAnswered: Bool = false) {
+    public init(kind: BackendKind, reason: String, viability: Viability? = nil) {
         self.kind = kind
         self.reason = reason
-        self.serviceAnswered = serviceAnswered
+        self.viability = viability
     }
 
     public var description: String { "\(kind.rawValue): \(reason)" }
+
+    /// Opens the chosen backend's store.
+    public func open(_ context: BackendContext) throws(VaultError) -> any SecureStore {
+        guard let backend = kind.backend else { throw .invalidInput("no backend was chosen") }
+        return try backend.open(context, viability: viability)
+    }
 }
 
 /// Decides between the backends. It never triggers D-Bus autolaunch and never hangs.
@@ -32,11 +48,12 @@ public enum BackendSelection {
 
     /// Resolves `requested` (or `$VAULT_BACKEND`, else `auto`) into a concrete backend.
     ///
-    /// `auto` chooses the Secret Service only when `DBUS_SESSION_BUS_ADDRESS` is set in
-    /// `environment` and `org.freedesktop.secrets` answers on that bus within
-    /// `probeTimeout` (see `SecretServiceProbe`); otherwise the encrypted file, with the
-    /// reason ("DBUS_SESSION_BUS_ADDRESS is not set", "the session bus at … does not
-    /// answer", "no Secret Service on the session bus"). With the variable unset nothing
+    /// `auto` asks each backend of ``automaticOrder`` whether it can run here: the Secret
+    /// Service only when `DBUS_SESSION_BUS_ADDRESS` is set in `environment` and
+    /// `org.freedesktop.secrets` answers on that bus within `probeTimeout` (see
+    /// `SecretServiceProbe`); otherwise the encrypted file, with the Secret Service's
+    /// reason ("DBUS_SESSION_BUS_ADDRESS is not set", "no answer from the session bus at …",
+    /// "no Secret Service on the session bus"). With the variable unset nothing
     /// of GLib or libsecret is called, so D-Bus autolaunch can never happen. A forced
     /// backend is returned as is, without probing.
     public static func decide(
@@ -54,20 +71,23 @@ public enum BackendSelection {
         } else {
             kind = .auto
         }
-        switch kind {
-        case .file:
-            return BackendDecision(kind: .file, reason: "forced by --backend or \(environmentVariable)")
-        case .secretService:
-            return BackendDecision(kind: .secretService, reason: "forced by --backend or \(environmentVariable)")
-        case .auto:
-            let probe = SecretServiceProbe.probe(environment: environment, timeout: probeTimeout)
-            let milliseconds = Double(probe.elapsed.components.attoseconds) / 1e15
-                + Double(probe.elapsed.components.seconds) * 1000
-            let took = "probe \((milliseconds * 10).rounded() / 10) ms"
-            if probe.available {
-                return BackendDecision(kind: .secretService, reason: "auto: \(probe.reason) (\(took))", serviceAnswered: true)
-            }
-            return BackendDecision(kind: .file, reason: "auto: \(probe.reason) (\(took))")
+        if let backend = kind.backend {
+            return BackendDecision(kind: backend.kind, reason: "forced by --backend or \(environmentVariable)")
         }
+        var reasons: [String] = []
+        for backend in automaticOrder {
+            let viability = backend.viability(environment: environment, probeTimeout: probeTimeout)
+            if viability.usable {
+                // Choosing a later backend is explained by why the earlier ones could not run.
+                let why = reasons.isEmpty ? viability.reason : reasons.joined(separator: "; ")
+                return BackendDecision(kind: backend.kind, reason: "auto: \(why)", viability: viability)
+            }
+            reasons.append(viability.reason)
+        }
+        throw .backendUnavailable("no backend can run here: \(reasons.joined(separator: "; "))")
     }
+
+    /// The backends `auto` asks, best first; the first that can run here is used. The
+    /// encrypted file can always run, so it comes last.
+    public static let automaticOrder: [any StoreBackend.Type] = [SecretServiceBackend.self, EncryptedFileBackend.self]
 }

@@ -55,7 +55,7 @@ public final class SecretServiceStore: SecureStore {
     /// - Parameter timeout: how long the service may take to answer the first call, and
     ///   each later lock-state check.
     /// - Parameter alreadyProbed: skip the check because `BackendSelection` just made it
-    ///   (`BackendDecision.serviceAnswered`); one D-Bus round trip less on every command.
+    ///   (`BackendDecision.viability`); one D-Bus round trip less on every command.
     /// - Parameter prompts: whether a prompt of the service (an unlock dialog, a deletion
     ///   or access confirmation) is shown and waited for, boundedly, or never shown.
     /// - Throws: `VaultError.backendUnavailable` when there is no session bus address, the

@@ -1,0 +1,94 @@
+/// One kind of store, as backend selection sees it: whether it can run here (and why),
+/// and how it opens itself. After Python keyring's `viable`/`priority`: a new backend is
+/// one conforming type and one line in ``BackendKind/backend`` (and, if `auto` may pick
+/// it, in ``BackendSelection/automaticOrder``).
+public protocol StoreBackend: Sendable {
+    /// Its `--backend` name.
+    static var kind: BackendKind { get }
+
+    /// Whether it can run with `environment`, and why, within `probeTimeout`. Never starts
+    /// a service, never hangs.
+    static func viability(environment: [String: String], probeTimeout: Duration) -> Viability
+
+    /// Opens the store. `viability` is what selection already saw (nil when the backend was
+    /// forced), so a backend need not ask the same question twice.
+    static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore
+}
+
+/// A backend's answer to "can I run here?".
+public struct Viability: Sendable, Equatable {
+    /// True when the backend can be used.
+    public var usable: Bool
+    /// One line saying why (for `vault backend` and `--verbose`).
+    public var reason: String
+
+    public init(usable: Bool, reason: String) {
+        self.usable = usable
+        self.reason = reason
+    }
+}
+
+/// What a program gives a backend to open itself with.
+public struct BackendContext: Sendable {
+    /// The environment (`VAULT_FILE`, `VAULT_PASSPHRASE…`, `VAULT_LOCK_TIMEOUT`, the bus).
+    public var environment: [String: String]
+    /// `--passphrase-file`, when given.
+    public var passphraseFile: String?
+    /// Who can be asked for a passphrase (the `vault` command's terminal prompt), if anyone.
+    public var prompter: (any SecretPrompter)?
+    /// What to do with a keyring's prompts.
+    public var prompts: PromptPolicy
+
+    public init(
+        environment: [String: String], passphraseFile: String? = nil, prompter: (any SecretPrompter)? = nil,
+        prompts: PromptPolicy = .never
+    ) {
+        self.environment = environment
+        self.passphraseFile = passphraseFile
+        self.prompter = prompter
+        self.prompts = prompts
+    }
+}
+
+/// The Secret Service (GNOME Keyring, KeePassXC) through libsecret: usable when the
+/// session bus answers and `org.freedesktop.secrets` is on it (`SecretServiceProbe`).
+public enum SecretServiceBackend: StoreBackend {
+    public static let kind = BackendKind.secretService
+
+    public static func viability(environment: [String: String], probeTimeout: Duration) -> Viability {
+        let probe = SecretServiceProbe.probe(environment: environment, timeout: probeTimeout)
+        let milliseconds = Double(probe.elapsed.components.attoseconds) / 1e15 + Double(probe.elapsed.components.seconds) * 1000
+        return Viability(usable: probe.available, reason: "\(probe.reason) (probe \((milliseconds * 10).rounded() / 10) ms)")
+    }
+
+    public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
+        // Fails fast (backendUnavailable) without a session bus or a Secret Service on it.
+        try SecretServiceStore(alreadyProbed: viability?.usable == true, prompts: context.prompts)
+    }
+}
+
+/// The encrypted vault file: usable everywhere (it needs only a passphrase source).
+public enum EncryptedFileBackend: StoreBackend {
+    public static let kind = BackendKind.file
+
+    public static func viability(environment: [String: String], probeTimeout: Duration) -> Viability {
+        Viability(usable: true, reason: "the encrypted file \(EncryptedFileStore.defaultPath(environment: environment))")
+    }
+
+    public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
+        let environment = context.environment
+        return EncryptedFileStore(
+            path: EncryptedFileStore.defaultPath(environment: environment),
+            passphrase: .standard(file: context.passphraseFile, environment: environment, prompter: context.prompter),
+            kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment))
+    }
+
+    /// `VAULT_LOCK_TIMEOUT` (seconds, 0.1 to 3600; default 10): how long a write waits
+    /// for another process's lock on the vault file.
+    public static func lockTimeout(_ environment: [String: String]) -> Duration {
+        guard let raw = environment["VAULT_LOCK_TIMEOUT"], let seconds = Double(raw), seconds.isFinite,
+            (0.1...3600).contains(seconds)
+        else { return .seconds(10) }
+        return .milliseconds(Int(seconds * 1000))
+    }
+}
