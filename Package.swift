@@ -82,7 +82,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore"]),
+        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore"], exclude: ["Vectors"]),
         .testTarget(name: "VaultCLITests", dependencies: ["VaultStore", "VaultAuth", "VaultCLI", "AuthServer", "vault", "vault-auth-server"]),
         .testTarget(name: "VaultAuthTests", dependencies: ["VaultAuth", "AuthServer"]),
         .testTarget(name: "AuthServerTests", dependencies: ["AuthServer"]),
