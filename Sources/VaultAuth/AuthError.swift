@@ -25,6 +25,8 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// the resource keeps answering 401 to new tokens, so refreshing again would not help.
     case excessiveRefresh(String)
 
+    /// One line for a person, starting with the kind of failure (``store(_:)`` shows the store's own
+    /// message); never contains a token or a password.
     public var description: String {
         switch self {
         case .authentication(let why, _): "authentication failed: \(why)"

@@ -33,7 +33,9 @@ public protocol AuthProvider: Sendable {
 }
 
 extension AuthProvider {
+    /// Default: true, the provider logs in with the account's password; see ``AuthProvider/needsPassword``.
     public var needsPassword: Bool { true }
 
+    /// Default: only a 401 status rejects the token; see ``AuthProvider/rejectsToken(_:)``.
     public func rejectsToken(_ response: HTTPResponse) -> Bool { response.status == 401 }
 }

@@ -5,11 +5,21 @@ import VaultStore
 /// The account-level operations behind `vault login`, `token`, `request` and `logout`,
 /// for any program that wants the same behaviour: log in once, then stay logged in.
 public struct AuthSession: Sendable {
+    /// The account's items in the store, its server normalised with ``ServerName/normalized(_:)``.
     public let items: AccountItems
+    /// How every exchange (logins, refreshes, resource requests) reaches the network.
     public let transport: any HTTPTransport
+    /// The wall clock token expiries are compared with (``SystemClock`` unless a test injects another).
     public let clock: any AuthClock
+    /// Leeway, timeouts and lock placement of the ``Requester``s this session makes; its
+    /// ``Requester/Configuration/requestTimeout`` also bounds each login and refresh exchange.
     public let configuration: Requester.Configuration
+    /// Where providers, requesters and the reauthenticator log (label `vault.auth` by default); no token or
+    /// password is ever logged.
     public let logger: Logger
+    /// The silent re-login policy of the requesters this session makes (default: a 5-minute
+    /// ``SilentReauthenticator/Policy/coolDown``); nil: a dead refresh token fails with
+    /// ``AuthError/authentication(_:providerCode:)``.
     public let reauthentication: SilentReauthenticator.Policy?
 
     /// A session for `account` on `server` (normalised with `ServerName.normalized`).

@@ -2,12 +2,15 @@ import Foundation
 
 /// The wall clock VaultAuth reads. Tests inject one that is minutes ahead or behind.
 public protocol AuthClock: Sendable {
+    /// The current wall-clock time, on the local clock that token expiries are kept on.
     func now() -> Date
 }
 
 /// The system's wall clock.
 public struct SystemClock: AuthClock {
+    /// The system clock; it holds no state.
     public init() {}
+    /// `Date()`, the system's wall clock; see ``AuthClock/now()``.
     public func now() -> Date { Date() }
 }
 
@@ -36,6 +39,8 @@ public struct ClockSkew: Sendable, Equatable {
     /// The largest correction applied, in seconds either way.
     public static let maximumOffset: TimeInterval = 86_400
 
+    /// A skew of `offset` seconds (server minus local). Beyond ``maximumOffset`` either way it is kept in
+    /// ``measuredOffset`` only, and ``offset`` is 0.
     public init(offset: TimeInterval) {
         self.measuredOffset = offset
         self.offset = abs(offset) <= Self.maximumOffset ? offset : 0
@@ -44,6 +49,7 @@ public struct ClockSkew: Sendable, Equatable {
     /// True when the measured offset was beyond `maximumOffset`, so none was applied.
     public var exceedsBound: Bool { offset != measuredOffset }
 
+    /// No correction (offset 0): the clocks agree, or the response had no usable `Date` header.
     public static let none = ClockSkew(offset: 0)
 
     /// The skew measured from a `Date` header value of a response to a request sent at

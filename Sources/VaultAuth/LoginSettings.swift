@@ -6,6 +6,8 @@ import VaultStore
 ///
 /// The OAuth client secret lives here, inside the secure store, never in a plain file.
 public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// Which kind of auth server the account logs in to; it chooses the ``AuthProvider``
+    /// (``AuthSession/provider(for:)``).
     public enum ProviderKind: String, Sendable, Codable, CaseIterable {
         /// The reference API (`/api/login`, `/api/refresh_tokens`).
         case reference
@@ -13,6 +15,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         case oauth2
     }
 
+    /// How an ``ProviderKind/oauth2`` account obtains tokens; the reference API always logs in with the password.
     public enum Grant: String, Sendable, Codable, CaseIterable {
         /// Resource-owner password grant: logs in with the account's stored password.
         case password
@@ -20,6 +23,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         case clientCredentials = "client-credentials"
     }
 
+    /// How an ``ProviderKind/oauth2`` client presents its id and secret to the token endpoint.
     public enum ClientAuthentication: String, Sendable, Codable, CaseIterable {
         /// HTTP Basic with the client id and secret (RFC 6749 §2.3.1, preferred).
         case basic
@@ -27,17 +31,25 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         case form
     }
 
+    /// Which provider logs the account in (default ``ProviderKind/reference``).
     public var provider: ProviderKind
     /// The server URL as given to `vault login`, normalised.
     public var serverURL: String
+    /// The OAuth token endpoint (`--token-url`); required for ``ProviderKind/oauth2``, unused otherwise.
     public var tokenURL: String?
+    /// The OAuth client id (`--client-id`); required for ``ProviderKind/oauth2``, unused otherwise.
     public var clientID: String?
     /// The OAuth client secret: a `Secret`, so `print`, `dump` and logs never show it.
     public var clientSecret: Secret?
+    /// How the client id and secret are sent (default ``ClientAuthentication/basic``); OAuth only.
     public var clientAuthentication: ClientAuthentication
+    /// The OAuth grant (default ``Grant/password``); OAuth only.
     public var grant: Grant
+    /// The OAuth `scope` sent with each login (not with refreshes); nil sends none.
     public var scope: String?
 
+    /// Creates settings; every parameter but `serverURL` has the documented default. Nothing is checked
+    /// here: ``AuthSession/provider(for:)`` and the providers reject unusable settings.
     public init(
         provider: ProviderKind = .reference, serverURL: String, tokenURL: String? = nil, clientID: String? = nil,
         clientSecret: Secret? = nil, clientAuthentication: ClientAuthentication = .basic, grant: Grant = .password,
@@ -53,12 +65,14 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         self.scope = scope
     }
 
+    /// A one-line summary for messages; the client secret shows as `<redacted>` (or `none`), never its value.
     public var description: String {
         "LoginSettings(provider: \(provider.rawValue), server: \(serverURL), tokenURL: \(tokenURL ?? "-"), "
             + "clientID: \(clientID ?? "-"), clientSecret: \(clientSecret == nil ? "none" : "<redacted>"), grant: \(grant.rawValue))"
     }
 
     private enum CodingKeys: String, CodingKey {
+        /// The keys of the stored JSON document, one per property.
         case provider, serverURL, tokenURL, clientID, clientSecret, clientAuthentication, grant, scope
     }
 
@@ -76,6 +90,8 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         try container.encodeIfPresent(scope, forKey: .scope)
     }
 
+    /// Decodes the stored form, wrapping the client secret in a `Secret` again; throws `DecodingError` when
+    /// a required key is missing or a value is unknown.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         provider = try container.decode(ProviderKind.self, forKey: .provider)

@@ -50,6 +50,7 @@ public protocol Reauthenticating: Sendable {
 ///   `.authentication`.
 /// - Transient failures (5xx, timeouts) never discard the stored tokens.
 public actor Requester {
+    /// How a ``Requester`` times, bounds and locks its work; every value has a default.
     public struct Configuration: Sendable {
         /// Refresh this long before expiry (at most half the token's lifetime).
         public var leeway: TimeInterval = TokenSet.defaultLeeway
@@ -63,6 +64,8 @@ public actor Requester {
         /// with ``AuthError/excessiveRefresh(_:)`` (default: 3 in 60 s).
         public var refreshWindow: (interval: Duration, maximumAttempts: Int)
 
+        /// Creates a configuration. Defaults: leeway ``TokenSet/defaultLeeway``, request timeout 30 s, lock
+        /// timeout 60 s, ``RefreshLock/Placement/automatic``, and at most 3 rejection refreshes in 60 s.
         public init(leeway: TimeInterval = TokenSet.defaultLeeway, requestTimeout: Duration = .seconds(30),
                     lockTimeout: Duration = .seconds(60), lock: RefreshLock.Placement = .automatic,
                     refreshWindow: (interval: Duration, maximumAttempts: Int) = (.seconds(60), 3)) {
@@ -74,9 +77,11 @@ public actor Requester {
         }
     }
 
+    /// The account whose tokens this requester uses and keeps; the token goes only to its server's origin.
     public let account: AccountItems
     /// Where the token may go (nil: nowhere, the account's server is not a URL or host).
     private let accountOrigin: Origin?
+    /// Refreshes the account's tokens (and logs in, for the reauthenticator).
     public let provider: any AuthProvider
     private let transport: any HTTPTransport
     private let clock: any AuthClock
@@ -91,6 +96,9 @@ public actor Requester {
     /// Refreshes caused by a rejected token, to stop refresh storms.
     private var rejectionRefreshes: RefreshWindow
 
+    /// A requester for `account`; nothing is read or sent until the first request. `onEvent` gets every
+    /// ``RequesterEvent``, on whatever thread the work runs. Without `reauthenticator` a dead refresh token
+    /// fails with ``AuthError/authentication(_:providerCode:)``.
     public init(
         account: AccountItems, provider: any AuthProvider, transport: any HTTPTransport,
         clock: any AuthClock = SystemClock(), configuration: Configuration = Configuration(),

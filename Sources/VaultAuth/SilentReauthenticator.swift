@@ -16,25 +16,34 @@ import VaultStore
 /// failures (server down, 5xx, 429) change nothing stored. It never loops: one login
 /// attempt per call.
 public struct SilentReauthenticator: Reauthenticating {
+    /// When a silent re-login may be tried again after the stored credentials were rejected.
     public struct Policy: Sendable, Equatable {
         /// How long a rejected password is not retried (default 5 minutes).
         public var coolDown: TimeInterval
 
+        /// A policy that does not retry rejected credentials for `coolDown` seconds (default 300).
         public init(coolDown: TimeInterval = 300) { self.coolDown = coolDown }
     }
 
+    /// The cool-down applied to rejected credentials.
     public let policy: Policy
     let clock: any AuthClock
     let logger: Logger
 
+    /// A reauthenticator with `policy`; `clock` dates rejections and measures the cool-down.
     public init(policy: Policy = .init(), clock: any AuthClock = SystemClock(), logger: Logger = Logger(label: "vault.reauth")) {
         self.policy = policy
         self.clock = clock
         self.logger = logger
     }
 
+    /// The message of the ``AuthError/authentication(_:providerCode:)`` thrown when the stored credentials
+    /// are rejected, or were rejected less than ``Policy/coolDown`` ago.
     public static let rejectedMessage = "stored credentials were rejected; run vault login"
 
+    /// Loads the stored password when the provider needs one (none: ``AuthError/authentication(_:providerCode:)``),
+    /// then logs in once, unless the same credentials were rejected within the cool-down. Other failures are
+    /// rethrown and change nothing stored. See ``Reauthenticating/reauthenticate(account:provider:after:)``.
     public func reauthenticate(account: AccountItems, provider: any AuthProvider, after failure: AuthError) async throws(AuthError)
         -> TokenSet
     {

@@ -6,13 +6,19 @@ import VaultStore
 ///
 /// Tokens never print themselves: `description` shows expiries only.
 public struct TokenSet: Sendable, Equatable, CustomStringConvertible {
+    /// The bearer token sent to the resource server; it prints redacted.
     public var accessToken: Secret
+    /// When the access token expires, on the local clock.
     public var accessTokenExpiry: Date
+    /// The token that buys new tokens, or nil when the server issued none (then only a login helps).
     public var refreshToken: Secret?
+    /// When the refresh token expires (local clock); nil when the server did not say, which
+    /// ``canRefresh(at:)`` takes as not expired.
     public var refreshTokenExpiry: Date?
     /// When these tokens were received (local clock); with the expiry it gives the lifetime.
     public var obtainedAt: Date
 
+    /// Creates a token set; every date is on the local clock.
     public init(
         accessToken: Secret, accessTokenExpiry: Date, refreshToken: Secret?, refreshTokenExpiry: Date?,
         obtainedAt: Date
@@ -44,6 +50,7 @@ public struct TokenSet: Sendable, Equatable, CustomStringConvertible {
         return now < refreshTokenExpiry
     }
 
+    /// The expiries, with both tokens redacted (`<redacted N bytes>`): safe to log.
     public var description: String {
         "TokenSet(access: \(accessToken) until \(accessTokenExpiry), refresh: \(refreshToken.map { "\($0)" } ?? "none")"
             + "\(refreshTokenExpiry.map { " until \($0)" } ?? ""))"

@@ -21,17 +21,21 @@ public enum BackendKind: String, Sendable, CaseIterable {
 public struct BackendDecision: Sendable, Equatable, CustomStringConvertible {
     /// The chosen backend's kind (never `auto`).
     public var kind: BackendKind
+    /// One line saying why: `forced by --backend or VAULT_BACKEND`, or `auto: …` followed by the chosen
+    /// backend's ``Viability/reason`` or, when earlier backends could not run, their reasons joined by `; `.
     public var reason: String
     /// What the chosen backend answered when `auto` asked it (nil when it was forced), so
     /// opening it need not ask again.
     public var viability: Viability?
 
+    /// Creates a decision; normally made by ``BackendSelection/decide(requested:environment:probeTimeout:)``.
     public init(kind: BackendKind, reason: String, viability: Viability? = nil) {
         self.kind = kind
         self.reason = reason
         self.viability = viability
     }
 
+    /// `KIND: REASON`, e.g. `file: auto: DBUS_SESSION_BUS_ADDRESS is not set`.
     public var description: String { "\(kind.rawValue): \(reason)" }
 
     /// Opens the chosen backend's store.

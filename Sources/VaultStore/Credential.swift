@@ -9,6 +9,7 @@ public enum ItemKind: String, Sendable, Hashable, Codable, CaseIterable, Compara
     /// VaultAuth's login settings for an account (provider, token URL, client secret).
     case settings
 
+    /// Declaration order: ``password``, then ``tokens``, then ``settings``.
     public static func < (lhs: ItemKind, rhs: ItemKind) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
@@ -50,17 +51,23 @@ public struct CredentialKey: Sendable, Hashable, Codable, Comparable, CustomStri
         }
     }
 
+    /// By server, then account, then kind: the order of ``SecureStore/list(server:)``.
     public static func < (lhs: CredentialKey, rhs: CredentialKey) -> Bool {
         (lhs.server, lhs.account, lhs.kind) < (rhs.server, rhs.account, rhs.kind)
     }
 
+    /// `ACCOUNT@SERVER`, followed by ` (KIND)` for kinds other than ``ItemKind/password``.
     public var description: String { kind == .password ? "\(account)@\(server)" : "\(account)@\(server) (\(kind.rawValue))" }
 }
 
 /// An item of a secure store: a secret with its key and a human-readable label.
 public struct Credential: Sendable, Hashable, CustomStringConvertible {
+    /// Where the item lives: server, account and kind.
     public var key: CredentialKey
+    /// The secret itself; it prints redacted (see ``Secret``).
     public var secret: Secret
+    /// The label a keyring shows for the item; the initialisers never leave it empty
+    /// (they fall back to ``defaultLabel(for:)``).
     public var label: String
 
     /// Creates a credential; an empty or missing label becomes `vault: ACCOUNT@SERVER`.
@@ -70,13 +77,17 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
         self.label = Credential.label(label, for: key)
     }
 
+    /// Creates a credential under `key`, of any ``ItemKind``; an empty or missing label becomes
+    /// ``defaultLabel(for:)``.
     public init(key: CredentialKey, secret: Secret, label: String? = nil) {
         self.key = key
         self.secret = secret
         self.label = Credential.label(label, for: key)
     }
 
+    /// The server of ``key`` (``CredentialKey/server``).
     public var server: String { key.server }
+    /// The account of ``key`` (``CredentialKey/account``).
     public var account: String { key.account }
 
     /// The metadata of this item, without the secret.
@@ -92,16 +103,22 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
         return label
     }
 
+    /// The key and label with the secret redacted (`<redacted N bytes>`): safe to log.
     public var description: String { "Credential(\(key), label: \(label), secret: \(secret))" }
 }
 
 /// What `list` returns: everything about an item but its secret.
 public struct CredentialInfo: Sendable, Hashable, Codable, Comparable {
+    /// The server of the item's key (``CredentialKey/server``).
     public var server: String
+    /// The account of the item's key (``CredentialKey/account``).
     public var account: String
+    /// The item's label as the store holds it (for the Secret Service, whatever the keyring shows).
     public var label: String
+    /// What the item holds; omitted from the JSON form when it is ``ItemKind/password``.
     public var kind: ItemKind
 
+    /// The metadata of the item under `key` labelled `label`.
     public init(key: CredentialKey, label: String) {
         self.server = key.server
         self.account = key.account
@@ -109,6 +126,7 @@ public struct CredentialInfo: Sendable, Hashable, Codable, Comparable {
         self.label = label
     }
 
+    /// The item's key, rebuilt from ``server``, ``account`` and ``kind``.
     public var key: CredentialKey { CredentialKey(server: server, account: account, kind: kind) }
 
     private enum CodingKeys: String, CodingKey { case server, account, label, kind }
@@ -122,6 +140,7 @@ public struct CredentialInfo: Sendable, Hashable, Codable, Comparable {
         if kind != .password { try container.encode(kind, forKey: .kind) }
     }
 
+    /// Decodes server, account and label; a missing `kind` means ``ItemKind/password``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         server = try container.decode(String.self, forKey: .server)
@@ -130,5 +149,6 @@ public struct CredentialInfo: Sendable, Hashable, Codable, Comparable {
         kind = try container.decodeIfPresent(ItemKind.self, forKey: .kind) ?? .password
     }
 
+    /// By ``key``: server, then account, then kind (the order of ``SecureStore/list(server:)``).
     public static func < (lhs: CredentialInfo, rhs: CredentialInfo) -> Bool { lhs.key < rhs.key }
 }

@@ -20,7 +20,10 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// True when the secret has no bytes.
     public var isEmpty: Bool { bytes.isEmpty }
 
+    /// Always `<redacted N bytes>` (N is the byte count), never the bytes: safe in logs and messages.
     public var description: String { "<redacted \(bytes.count) bytes>" }
+    /// The same redacted text as ``description``, so `debugPrint` and `String(reflecting:)` do not leak either.
     public var debugDescription: String { description }
+    /// A mirror without children, so `dump` and other reflection show no bytes.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }

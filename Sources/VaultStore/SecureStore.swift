@@ -32,6 +32,7 @@ public protocol SecureStore: Sendable {
 }
 
 extension SecureStore {
+    /// Default: nil, so callers lock in a per-user directory; see ``SecureStore/lockDirectory``.
     public var lockDirectory: String? { nil }
 
     /// Loads the item of `account` on `server`.

@@ -22,6 +22,7 @@ public struct Viability: Sendable, Equatable {
     /// One line saying why (for `vault backend` and `--verbose`).
     public var reason: String
 
+    /// Creates an answer; `reason` should be one line.
     public init(usable: Bool, reason: String) {
         self.usable = usable
         self.reason = reason
@@ -39,6 +40,7 @@ public struct BackendContext: Sendable {
     /// What to do with a keyring's prompts.
     public var prompts: PromptPolicy
 
+    /// Creates a context: by default no passphrase file, no prompter, and ``PromptPolicy/never``.
     public init(
         environment: [String: String], passphraseFile: String? = nil, prompter: (any SecretPrompter)? = nil,
         prompts: PromptPolicy = .never
@@ -53,14 +55,20 @@ public struct BackendContext: Sendable {
 /// The Secret Service (GNOME Keyring, KeePassXC) through libsecret: usable when the
 /// session bus answers and `org.freedesktop.secrets` is on it (`SecretServiceProbe`).
 public enum SecretServiceBackend: StoreBackend {
+    /// ``BackendKind/secretService``; see ``StoreBackend/kind``.
     public static let kind = BackendKind.secretService
 
+    /// Runs ``SecretServiceProbe/probe(environment:timeout:)`` and appends how long it took to its reason;
+    /// see ``StoreBackend/viability(environment:probeTimeout:)``.
     public static func viability(environment: [String: String], probeTimeout: Duration) -> Viability {
         let probe = SecretServiceProbe.probe(environment: environment, timeout: probeTimeout)
         let milliseconds = Double(probe.elapsed.components.attoseconds) / 1e15 + Double(probe.elapsed.components.seconds) * 1000
         return Viability(usable: probe.available, reason: "\(probe.reason) (probe \((milliseconds * 10).rounded() / 10) ms)")
     }
 
+    /// A ``SecretServiceStore`` with `context.prompts`, without a second probe when `viability` says the
+    /// service just answered; throws ``VaultError/backendUnavailable(_:)`` when there is no reachable service.
+    /// See ``StoreBackend/open(_:viability:)``.
     public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
         // Fails fast (backendUnavailable) without a session bus or a Secret Service on it.
         try SecretServiceStore(alreadyProbed: viability?.usable == true, prompts: context.prompts)
@@ -69,12 +77,18 @@ public enum SecretServiceBackend: StoreBackend {
 
 /// The encrypted vault file: usable everywhere (it needs only a passphrase source).
 public enum EncryptedFileBackend: StoreBackend {
+    /// ``BackendKind/file``; see ``StoreBackend/kind``.
     public static let kind = BackendKind.file
 
+    /// Always usable; the reason names the vault file (``EncryptedFileStore/defaultPath(environment:)``).
+    /// Touches nothing on disk; see ``StoreBackend/viability(environment:probeTimeout:)``.
     public static func viability(environment: [String: String], probeTimeout: Duration) -> Viability {
         Viability(usable: true, reason: "the encrypted file \(EncryptedFileStore.defaultPath(environment: environment))")
     }
 
+    /// An ``EncryptedFileStore`` at the default path, with ``PassphraseSource/standard(file:environment:prompter:)``,
+    /// ``KDFParameters/forNewFiles(environment:)`` and ``lockTimeout(_:)``. Never throws: nothing is read
+    /// and no passphrase is asked for until the first operation. See ``StoreBackend/open(_:viability:)``.
     public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
         let environment = context.environment
         return EncryptedFileStore(

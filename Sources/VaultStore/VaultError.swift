@@ -23,6 +23,8 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The caller's input is unusable (an empty account, a missing passphrase source).
     case invalidInput(String)
 
+    /// One line for a person: the problem and, where there is one, the fix. Never contains a secret
+    /// (``notFound(_:)`` names the account and server only).
     public var description: String {
         switch self {
         case .notFound(let key): "no item for account \"\(key.account)\" on server \"\(key.server)\""

@@ -16,6 +16,7 @@ import VaultStore
 public final class AsyncHTTPTransport: HTTPTransport {
     private let client: HTTPClient
     private let ownsClient: Bool
+    /// The largest response body read, in bytes (default 16 MiB); a larger one fails with ``AuthError/network(_:)``.
     public let maximumBodySize: Int
 
     /// Uses `client` (whose redirect configuration must be `.disallow`), or makes one on
@@ -38,6 +39,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if ownsClient { try? await client.shutdown() }
     }
 
+    /// Checks ``URLPolicy`` first, never follows a redirect, and fails with ``AuthError/network(_:)`` when
+    /// `timeout` runs out before the whole body has arrived. See ``HTTPTransport/send(_:timeout:)``.
     public func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse {
         try URLPolicy.check(request.url)
         let client = self.client

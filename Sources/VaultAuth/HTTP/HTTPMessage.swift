@@ -2,11 +2,16 @@ import Foundation
 
 /// An HTTP request as VaultAuth sends it: small, `Sendable`, transport-neutral.
 public struct HTTPRequest: Sendable {
+    /// The HTTP method (default `GET`); ``Requester/send(_:)`` refuses one that is not a plain HTTP token.
     public var method: String
+    /// The absolute URL to send to; its ``Origin`` decides whether the account's token may go with it.
     public var url: URL
+    /// The header fields in order; names compare case-insensitively (``header(_:)``, ``setting(_:to:)``).
     public var headers: [(name: String, value: String)]
+    /// The request body, or nil for none.
     public var body: [UInt8]?
 
+    /// Creates a request; by default a `GET` with no headers and no body. Nothing is validated here.
     public init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
         self.method = method
         self.url = url
@@ -30,20 +35,26 @@ public struct HTTPRequest: Sendable {
 
 /// An HTTP response with its whole body (bounded by the transport's size limit).
 public struct HTTPResponse: Sendable {
+    /// The status code; every status is a response, never an error of the transport.
     public var status: Int
+    /// The header fields in the order received.
     public var headers: [(name: String, value: String)]
+    /// The whole body, at most the transport's limit (``AsyncHTTPTransport/maximumBodySize``).
     public var body: [UInt8]
 
+    /// Creates a response (transports and test fakes do); by default without headers or body.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
+    /// The first value of header `name` (case-insensitive), or nil when there is none.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
+    /// True for a 2xx status.
     public var isSuccess: Bool { (200..<300).contains(status) }
 }
 
@@ -55,5 +66,7 @@ public struct HTTPResponse: Sendable {
 /// `AuthError.invalidRequest`. Redirects are followed only within the same origin
 /// with `Authorization`; a cross-origin redirect drops it.
 public protocol HTTPTransport: Sendable {
+    /// Sends `request` once and returns the response, whatever its status; `timeout` bounds the whole
+    /// exchange. Throws as the contract above says.
     func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse
 }

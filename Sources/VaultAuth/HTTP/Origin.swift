@@ -18,8 +18,11 @@ import VaultStore
 ///   origin, and vault sends tokens only where it is sure.
 /// - Only `http` and `https` URLs with a host have an origin.
 public struct Origin: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`, lower-cased.
     public let scheme: String
+    /// The host, lower-cased and without IPv6 brackets (an IPv6 literal in canonical form); a trailing dot is kept.
     public let host: String
+    /// The explicit port, else the scheme's default (80 or 443); always in 1...65535.
     public let port: Int
 
     /// The origin of `url`, or nil when it is not an absolute http(s) URL with a host.
@@ -48,6 +51,7 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// `SCHEME://HOST:PORT`, the port always shown and an IPv6 host in brackets.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(shownHost):\(port)"

@@ -11,16 +11,26 @@ import VaultStore
 /// `.configuration`; 5xx and 429 are `.server`, timeouts `.network`. `expires_in` is
 /// relative, so no clock correction is needed.
 public struct OAuth2Provider: AuthProvider {
+    /// The token endpoint (``LoginSettings/tokenURL``); every grant is posted here.
     public let tokenURL: URL
+    /// The OAuth client id, never empty; sent as ``clientAuthentication`` says.
     public let clientID: String
     let clientSecret: Secret?
+    /// Whether the client id and secret go in an HTTP Basic header or in the form body.
     public let clientAuthentication: LoginSettings.ClientAuthentication
+    /// The grant ``login(account:password:)`` uses: the password grant or client credentials.
     public let grant: LoginSettings.Grant
+    /// The `scope` sent with each login (not with refreshes); nil sends none.
     public let scope: String?
+    /// How the token requests reach the endpoint.
     public let transport: any HTTPTransport
+    /// Dates each request's sending: `expires_in` counts from then, so expiries err early.
     public let clock: any AuthClock
+    /// The bound on each token exchange, body included (default 15 s).
     public let timeout: Duration
 
+    /// A provider for `settings`. Throws ``AuthError/configuration(_:providerCode:)`` when the token URL is
+    /// missing or has no host, or the client id is missing or empty.
     public init(settings: LoginSettings, transport: any HTTPTransport, clock: any AuthClock = SystemClock(),
                 timeout: Duration = .seconds(15)) throws(AuthError) {
         guard let tokenURLText = settings.tokenURL, let tokenURL = URL(string: tokenURLText), tokenURL.host != nil else {
@@ -40,10 +50,14 @@ public struct OAuth2Provider: AuthProvider {
         self.timeout = timeout
     }
 
+    /// `"oauth2"`; see ``AuthProvider/name``.
     public var name: String { "oauth2" }
 
+    /// True only for the ``LoginSettings/Grant/password`` grant; see ``AuthProvider/needsPassword``.
     public var needsPassword: Bool { grant == .password }
 
+    /// Posts the password grant (throwing ``AuthError/authentication(_:providerCode:)`` without a UTF-8
+    /// password) or the client_credentials grant, with ``scope``. See ``AuthProvider/login(account:password:)``.
     public func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
         var form: [(String, String)]
         switch grant {
@@ -59,6 +73,8 @@ public struct OAuth2Provider: AuthProvider {
         return try await tokenRequest(form, previous: nil)
     }
 
+    /// Posts the refresh_token grant; ``AuthError/authentication(_:providerCode:)`` without a refresh token,
+    /// or on `invalid_grant`. See ``AuthProvider/refresh(_:)``.
     public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken?.utf8String else {
             throw .authentication("there is no refresh token")

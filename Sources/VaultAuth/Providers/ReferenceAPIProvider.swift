@@ -11,9 +11,13 @@ import VaultStore
 /// messages, is `.authentication`; 5xx, 429 and unparseable bodies are `.server`;
 /// timeouts and connection failures `.network`.
 public struct ReferenceAPIProvider: AuthProvider {
+    /// The API's base URL; `api/login` and `api/refresh_tokens` are appended to it as path components.
     public let baseURL: URL
+    /// How the login and refresh requests reach the API.
     public let transport: any HTTPTransport
+    /// The local clock the response's `Date` header is compared with (see ``ClockSkew``).
     public let clock: any AuthClock
+    /// The bound on each login or refresh exchange, body included (default 15 s).
     public let timeout: Duration
     let logger: Logger
 
@@ -23,6 +27,7 @@ public struct ReferenceAPIProvider: AuthProvider {
         "refresh token expired",
     ]
 
+    /// A provider for the API at `baseURL`; nothing is sent until the first login or refresh.
     public init(
         baseURL: URL, transport: any HTTPTransport, clock: any AuthClock = SystemClock(), timeout: Duration = .seconds(15),
         logger: Logger = Logger(label: "vault.reference")
@@ -34,8 +39,11 @@ public struct ReferenceAPIProvider: AuthProvider {
         self.logger = logger
     }
 
+    /// `"reference"`; see ``AuthProvider/name``.
     public var name: String { "reference" }
 
+    /// `POST api/login` with the account and its password; throws ``AuthError/authentication(_:providerCode:)``
+    /// without a UTF-8 password. See ``AuthProvider/login(account:password:)``.
     public func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
         guard let password, let text = password.utf8String else {
             throw .authentication("no stored password for \(account); run vault login")
@@ -47,6 +55,8 @@ public struct ReferenceAPIProvider: AuthProvider {
         return try await exchange(request, what: "login")
     }
 
+    /// `POST api/refresh_tokens` with the refresh token as a bearer token; keeps the old refresh token and its
+    /// expiry when the answer has none. See ``AuthProvider/refresh(_:)``.
     public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken?.utf8String else {
             throw .authentication("there is no refresh token")

@@ -58,12 +58,17 @@ public final class EncryptedFileStore: SecureStore {
         return "\(environment["HOME"] ?? "/root")/.local/share/vault/vault.db"
     }
 
+    /// `"file"`; see ``SecureStore/backendName``.
     public var backendName: String { "file" }
 
     /// The lock file beside the vault (also used by other modules for their own
     /// cross-process single-flight).
     public var lockPath: String { path + ".lock" }
 
+    /// Validates the key, then adds or replaces the item in one read-modify-write under the file lock,
+    /// creating the directory and the file (asking for a new passphrase) when there is none. Throws
+    /// ``VaultError/backendUnavailable(_:)`` when the lock is not had within ``lockTimeout``.
+    /// See ``SecureStore/save(_:)``.
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
         try mutate { items throws(VaultError) in
@@ -85,16 +90,22 @@ public final class EncryptedFileStore: SecureStore {
         }
     }
 
+    /// Reads and decrypts the file without the lock (writers replace it atomically); nil when there is no
+    /// file or no such item. Throws ``VaultError/wrongPassphrase`` or ``VaultError/corrupted(_:)`` for a file
+    /// it cannot open. See ``SecureStore/load(_:)``.
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
         try state.withLock { state throws(VaultError) in try currentItems(&state)?[key] }
     }
 
+    /// Removes under the file lock, and writes only when the item was there; without a vault file it
+    /// returns at once, creating nothing. See ``SecureStore/remove(_:)``.
     public func remove(_ key: CredentialKey) throws(VaultError) {
         // Nothing to remove without a file; do not create the directory or the lock file.
         guard FileOperations.exists(path) else { return }
         try mutate { items throws(VaultError) in items.removeValue(forKey: key) != nil }
     }
 
+    /// Decrypts the file without the lock; empty when there is no file. See ``SecureStore/list(server:)``.
     public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
         let items = try state.withLock { state throws(VaultError) in try currentItems(&state) ?? [:] }
         return items.values.filter { server == nil || $0.server == server }.map(\.info).sorted()

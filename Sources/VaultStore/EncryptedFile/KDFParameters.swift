@@ -6,10 +6,15 @@ import CryptoExtras
 /// The default costs about a third of a second and 128 MiB in a release build. Reading a
 /// file caps the work factor, so a forged header cannot make us allocate without bound.
 public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
+    /// The base-2 logarithm of scrypt's cost N (CPU and memory); a file is read only with 1...22.
     public var log2N: UInt8
+    /// scrypt's block size r (default 8); a file is read only with 1...32.
     public var r: UInt32
+    /// scrypt's parallelism p (default 1); a file is read only with 1...16.
     public var p: UInt32
 
+    /// Creates parameters without checking them; reading a file checks its own against the caps
+    /// (``maximumMemory``).
     public init(log2N: UInt8, r: UInt32 = 8, p: UInt32 = 1) {
         self.log2N = log2N
         self.r = r
@@ -77,6 +82,7 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
         _ = try deriveKeys(passphrase: passphrase, salt: VaultFileFormat.newSalt())
     }
 
+    /// `scrypt N=2^LOG2N r=R p=P`, for messages.
     public var description: String { "scrypt N=2^\(log2N) r=\(r) p=\(p)" }
 }
 

@@ -36,6 +36,7 @@ public enum SecretServiceProbe {
         /// How long the probe took.
         public var elapsed: Duration
 
+        /// `available: REASON` or `unavailable: REASON`.
         public var description: String { "\(available ? "available" : "unavailable"): \(reason)" }
     }
 

@@ -42,6 +42,7 @@ import CLibSecret
 /// Instances are thread-safe: they hold no mutable state, and libsecret's `_sync` calls
 /// need no main loop.
 public final class SecretServiceStore: SecureStore {
+    /// `"secret-service"`; see ``SecureStore/backendName``.
     public let backendName = "secret-service"
 
     /// The bound on each of vault's own D-Bus calls (alias and lock state).
@@ -129,6 +130,9 @@ public final class SecretServiceStore: SecureStore {
         return why.contains("No such object path") || why.contains("No such secret item") || why.contains("No such interface")
     }
 
+    /// Validates the key, then reads the secret of the key's best, newest item; nil when the key has none.
+    /// An item the keyring has not approved vault to read is approved through its prompt when the
+    /// ``PromptPolicy`` allows, else ``VaultError/notApproved(_:)``. See ``SecureStore/load(_:)``.
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
         let key = try key.validated()
         return try withCollection { (collection) throws(VaultError) -> Credential? in
@@ -151,6 +155,9 @@ public final class SecretServiceStore: SecureStore {
         }
     }
 
+    /// Validates the key, then deletes every item of exactly that key (never a neighbour's). A deletion the
+    /// keyring wants confirmed follows the ``PromptPolicy``; unconfirmed, it throws
+    /// ``VaultError/notApproved(_:)`` and the item stays. See ``SecureStore/remove(_:)``.
     public func remove(_ key: CredentialKey) throws(VaultError) {
         let key = try key.validated()
         try withCollection { (collection) throws(VaultError) in
@@ -163,6 +170,8 @@ public final class SecretServiceStore: SecureStore {
         }
     }
 
+    /// One entry per key found in the default collection, without loading any secret (so no approval is
+    /// asked for). See ``SecureStore/list(server:)``.
     public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
         try withCollection { (collection) throws(VaultError) -> [CredentialInfo] in
             try withItems(matching: nil, in: collection) { (items) throws(VaultError) -> [CredentialInfo] in
