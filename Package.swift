@@ -82,10 +82,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore"], exclude: ["Vectors"]),
-        .testTarget(name: "VaultCLITests", dependencies: ["VaultStore", "VaultAuth", "VaultCLI", "AuthServer", "vault", "vault-auth-server"]),
-        .testTarget(name: "VaultAuthTests", dependencies: ["VaultAuth", "AuthServer"]),
-        .testTarget(name: "AuthServerTests", dependencies: ["AuthServer"]),
+        // What the test targets share (temporary directories, child processes, the
+        // in-process reference server, the SecureStore contract); test targets only.
+        .target(name: "VaultTestSupport", dependencies: ["VaultStore", "AuthServer"], path: "Tests/VaultTestSupport"),
+        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore", "VaultTestSupport"], exclude: ["Vectors"]),
+        .testTarget(
+            name: "VaultCLITests",
+            dependencies: ["VaultStore", "VaultAuth", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth-server"]),
+        .testTarget(name: "VaultAuthTests", dependencies: ["VaultAuth", "AuthServer", "VaultTestSupport"]),
+        .testTarget(name: "AuthServerTests", dependencies: ["AuthServer", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

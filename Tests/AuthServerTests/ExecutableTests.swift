@@ -1,6 +1,7 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// The `vault-auth-server` binary beside the test bundle, when it has been built.
 private let serverBinary: URL? = {
@@ -15,48 +16,19 @@ private let serverBinary: URL? = {
 
 @Suite("vault-auth-server executable", .enabled(if: serverBinary != nil, "vault-auth-server is not built"))
 struct ExecutableTests {
-    /// Reads one line from `handle` on a thread, bounded by `timeout`.
-    private func firstLine(of handle: FileHandle, timeout: Duration) async throws -> String {
-        try await withThrowingTaskGroup(of: String.self) { group in
-            group.addTask {
-                try await withCheckedThrowingContinuation { continuation in
-                    Thread {
-                        var bytes = Data()
-                        while true {
-                            let byte = handle.readData(ofLength: 1)
-                            if byte.isEmpty || byte == Data("\n".utf8) { break }
-                            bytes.append(byte)
-                        }
-                        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-                    }.start()
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw RawHTTPError.timeout
-            }
-            let line = try await group.next() ?? ""
-            group.cancelAll()
-            return line
-        }
-    }
-
     @Test("prints `listening on http://HOST:PORT` first, serves the API, exits on SIGTERM")
     func runsAndStops() async throws {
         let binary = try #require(serverBinary)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [
-            "--port", "0", "--access-ttl", "20", "--refresh-ttl", "60", "--user", "ann:pw:x", "--client", "cli:sec",
-            "--test-controls",
-        ]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let server = try ChildProcess(
+            binary.path,
+            [
+                "--port", "0", "--access-ttl", "20", "--refresh-ttl", "60", "--user", "ann:pw:x", "--client", "cli:sec",
+                "--test-controls",
+            ], stderr: .discarded)
+        defer { if server.isRunning { server.kill() } }
 
-        let line = try await firstLine(of: stdout.fileHandleForReading, timeout: .seconds(30))
+        let shown = try await server.waitForOutput(timeout: 30) { $0.contains("\n") }
+        let line = String(try #require(shown, "no first line within 30 s").prefix { $0 != "\n" })
         #expect(line.hasPrefix("listening on http://127.0.0.1:"), "\(line)")
         let port = try #require(Int(line.split(separator: ":").last ?? ""))
         #expect(port > 0)
@@ -72,28 +44,17 @@ struct ExecutableTests {
         let oauth = try await client.oauth([("grant_type", "client_credentials")], basic: ("cli", "sec"))
         #expect(oauth.status == 200)
 
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(!process.isRunning)
+        server.terminate()
+        _ = try await server.finishAsync(timeout: 10)  // records an issue if SIGTERM did not end it
+        #expect(!server.isRunning)
     }
 
     @Test("rejects malformed --user")
     func badArguments() async throws {
         let binary = try #require(serverBinary)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--user", "no-colon"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(!process.isRunning)
-        if process.isRunning { process.terminate() } else { #expect(process.terminationStatus != 0) }
+        let server = try ChildProcess(binary.path, ["--user", "no-colon"], stdout: .discarded, stderr: .discarded)
+        let result = try await server.finishAsync(timeout: 10)
+        #expect(!server.isRunning)
+        #expect(result.status != 0)
     }
 }

@@ -1,6 +1,7 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
 @Suite("Fault injection and in-process test controls")
 struct FaultAndControlTests {
@@ -53,20 +54,21 @@ struct FaultAndControlTests {
 
     @Test("stop() does not wait for hanging requests")
     func stopDuringHang() async throws {
-        let server = try ReferenceAuthServer(configuration: AuthServerConfiguration())
-        let port = try await server.start()
-        let client = APIClient(port: port, timeout: 20)
-        let user = try await client.register("pat", "pw").decode(User.self)
-        server.faults.set(.hang, hangSeconds: 30)
-        let pending = Task { try? await client.refresh(user.refreshToken) }
-        try await Task.sleep(for: .milliseconds(300))
-        let start = ContinuousClock.now
-        await server.stop()
-        #expect(ContinuousClock.now - start < .seconds(5))
-        _ = await pending.value
-        #expect(ContinuousClock.now - start < .seconds(10))
-        await #expect(throws: RawHTTPError.self) {
-            _ = try await RawHTTP.request(port: port, method: "GET", path: "/api/stats", timeout: 2)
+        try await withReferenceServer { running in  // stopped here, and again (a no-op) at the end
+            let (server, port) = (running.server, running.port)
+            let client = APIClient(port: port, timeout: 20)
+            let user = try await client.register("pat", "pw").decode(User.self)
+            server.faults.set(.hang, hangSeconds: 30)
+            let pending = Task { try? await client.refresh(user.refreshToken) }
+            try await Task.sleep(for: .milliseconds(300))
+            let start = ContinuousClock.now
+            await server.stop()
+            #expect(ContinuousClock.now - start < .seconds(5))
+            _ = await pending.value
+            #expect(ContinuousClock.now - start < .seconds(10))
+            await #expect(throws: RawHTTPError.self) {
+                _ = try await RawHTTP.request(port: port, method: "GET", path: "/api/stats", timeout: 2)
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A typed client for the reference API, over ``RawHTTP``.
 struct APIClient: Sendable {
@@ -82,21 +83,13 @@ func expectOAuthError(_ reply: HTTPReply, status: Int, error: OAuthErrorCode, so
     #expect(decoded?.error == error, "body \(reply.text)", sourceLocation: sourceLocation)
 }
 
-/// Runs `body` against a fresh in-process server on 127.0.0.1, an ephemeral port; always stops it.
+/// Runs `body` against a fresh in-process server on 127.0.0.1, an ephemeral port; always
+/// stops it (`withReferenceServer`).
 func withServer<T>(
     _ configuration: AuthServerConfiguration = AuthServerConfiguration(),
     _ body: (ReferenceAuthServer, APIClient) async throws -> T
 ) async throws -> T {
-    let server = try ReferenceAuthServer(configuration: configuration)
-    let port = try await server.start()
-    do {
-        let result = try await body(server, APIClient(port: port))
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
-    }
+    try await withReferenceServer(configuration) { running in try await body(running.server, APIClient(port: running.port)) }
 }
 
 /// Current Unix time in milliseconds.

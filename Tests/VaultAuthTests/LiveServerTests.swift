@@ -2,6 +2,7 @@ import AuthServer
 import Foundation
 import Testing
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultAuth
 
@@ -147,51 +148,51 @@ extension LiveServerTests {
 
         @Test("two Requesters sharing one encrypted file and lock directory (two processes): one refresh, the other adopts; a new one uses the rotated tokens")
         func twoProcessesShareTheRefresh() async throws {
-            let directory = try makeTemporaryDirectory()
-            defer { removeDirectory(directory) }
-            let file = directory + "/vault.db"
-            let locks = directory + "/locks"
-            try await withLiveServer(accessTTL: 4) { live in
-                let old = try await live.login(into: live.account(in: fileStore(file)))
-                let eventsA = Recorder<RequesterEvent>()
-                let eventsB = Recorder<RequesterEvent>()
-                // Separate store instances: separate open file descriptions, like two processes.
-                func requester(_ events: Recorder<RequesterEvent>) -> Requester {
-                    Requester(
-                        account: live.account(in: fileStore(file)), provider: live.provider(), transport: live.transport,
-                        configuration: Requester.Configuration(lock: .directory(locks)), onEvent: { events.append($0) })
+            try await withTemporaryDirectory("vaultauth") { directory in
+                let file = directory + "/vault.db"
+                let locks = directory + "/locks"
+                try await withLiveServer(accessTTL: 4) { live in
+                    let old = try await live.login(into: live.account(in: fileStore(file)))
+                    let eventsA = Recorder<RequesterEvent>()
+                    let eventsB = Recorder<RequesterEvent>()
+                    // Separate store instances: separate open file descriptions, like two processes.
+                    func requester(_ events: Recorder<RequesterEvent>) -> Requester {
+                        Requester(
+                            account: live.account(in: fileStore(file)), provider: live.provider(), transport: live.transport,
+                            configuration: Requester.Configuration(lock: .directory(locks)), onEvent: { events.append($0) })
+                    }
+                    let a = requester(eventsA)
+                    let b = requester(eventsB)
+                    #expect(try await a.send(live.devsRequest).status == 200)
+                    #expect(try await b.send(live.devsRequest).status == 200)
+                    #expect(live.server.stats.refreshes == 0)
+
+                    try await sleep(until: staleMoment(of: old))
+                    try #require(old.freshness(at: Date()) == .stale)
+                    async let fromA = sendConcurrently(20, live.devsRequest, through: a)
+                    async let fromB = sendConcurrently(20, live.devsRequest, through: b)
+                    let results = await fromA + fromB
+                    #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+                    var stats = live.server.stats
+                    #expect(stats.refreshes == 1)
+                    #expect(stats.failedRefreshes == 0, "a rotated refresh token was spent twice")
+                    #expect(eventsA.count(of: .refreshed) + eventsB.count(of: .refreshed) == 1)
+                    #expect(eventsA.count(of: .adoptedStoredTokens) + eventsB.count(of: .adoptedStoredTokens) == 1)
+
+                    let stored = try #require(try await live.account(in: fileStore(file)).loadTokens())
+                    #expect(stored.accessToken != old.accessToken)
+                    #expect(sameTokens(await a.currentTokens, stored))
+                    #expect(sameTokens(await b.currentTokens, stored))
+
+                    // A new process after the refresh: uses the rotated tokens, no refresh, no login.
+                    let eventsC = Recorder<RequesterEvent>()
+                    let c = requester(eventsC)
+                    #expect(try await c.send(live.devsRequest).status == 200)
+                    stats = live.server.stats
+                    #expect(stats.refreshes == 1 && stats.logins == 1 && stats.unauthorized == 0)
+                    #expect(eventsC.all == [.usedToken])
+                    #expect(sameTokens(await c.currentTokens, stored))
                 }
-                let a = requester(eventsA)
-                let b = requester(eventsB)
-                #expect(try await a.send(live.devsRequest).status == 200)
-                #expect(try await b.send(live.devsRequest).status == 200)
-                #expect(live.server.stats.refreshes == 0)
-
-                try await sleep(until: staleMoment(of: old))
-                try #require(old.freshness(at: Date()) == .stale)
-                async let fromA = sendConcurrently(20, live.devsRequest, through: a)
-                async let fromB = sendConcurrently(20, live.devsRequest, through: b)
-                let results = await fromA + fromB
-                #expect(results.allSatisfy { (try? $0.get().status) == 200 })
-                var stats = live.server.stats
-                #expect(stats.refreshes == 1)
-                #expect(stats.failedRefreshes == 0, "a rotated refresh token was spent twice")
-                #expect(eventsA.count(of: .refreshed) + eventsB.count(of: .refreshed) == 1)
-                #expect(eventsA.count(of: .adoptedStoredTokens) + eventsB.count(of: .adoptedStoredTokens) == 1)
-
-                let stored = try #require(try await live.account(in: fileStore(file)).loadTokens())
-                #expect(stored.accessToken != old.accessToken)
-                #expect(sameTokens(await a.currentTokens, stored))
-                #expect(sameTokens(await b.currentTokens, stored))
-
-                // A new process after the refresh: uses the rotated tokens, no refresh, no login.
-                let eventsC = Recorder<RequesterEvent>()
-                let c = requester(eventsC)
-                #expect(try await c.send(live.devsRequest).status == 200)
-                stats = live.server.stats
-                #expect(stats.refreshes == 1 && stats.logins == 1 && stats.unauthorized == 0)
-                #expect(eventsC.all == [.usedToken])
-                #expect(sameTokens(await c.currentTokens, stored))
             }
         }
     }

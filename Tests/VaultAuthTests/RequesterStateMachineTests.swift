@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultAuth
 
@@ -339,34 +340,34 @@ struct RequesterStateMachineTests {
 
     @Test("two Requesters sharing a store and a lock directory: one refresh, the other adopts the stored tokens")
     func crossProcessSingleFlightWithFakes() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
-        let f = try await Fixture()
-        let transport = Self.acceptingCurrentToken(of: f.provider)
-        let eventsA = Recorder<RequesterEvent>()
-        let eventsB = Recorder<RequesterEvent>()
-        let a = f.requester(transport, lockDirectory: directory, events: eventsA)
-        let b = f.requester(transport, lockDirectory: directory, events: eventsB)
-        // Both hold access-0 in memory.
-        #expect(try await a.send(resource).status == 200)
-        #expect(try await b.send(resource).status == 200)
+        try await withTemporaryDirectory("vaultauth") { directory in
+            let f = try await Fixture()
+            let transport = Self.acceptingCurrentToken(of: f.provider)
+            let eventsA = Recorder<RequesterEvent>()
+            let eventsB = Recorder<RequesterEvent>()
+            let a = f.requester(transport, lockDirectory: directory, events: eventsA)
+            let b = f.requester(transport, lockDirectory: directory, events: eventsB)
+            // Both hold access-0 in memory.
+            #expect(try await a.send(resource).status == 200)
+            #expect(try await b.send(resource).status == 200)
 
-        f.clock.advance(by: 55)
-        let gate = Gate()
-        f.provider.hold(at: gate)
-        async let first = a.send(resource)
-        #expect(await eventually { f.provider.refreshCount == 1 })  // A holds the lock, refreshing
-        async let second = b.send(resource)  // B waits for the lock
-        try await Task.sleep(for: .milliseconds(100))
-        gate.open()
-        #expect(try await first.status == 200)
-        #expect(try await second.status == 200)
-        #expect(f.provider.refreshCount == 1)
-        #expect(eventsA.count(of: .refreshed) == 1)
-        #expect(eventsB.count(of: .adoptedStoredTokens) == 1)
-        #expect(eventsB.count(of: .refreshed) == 0)
-        #expect(await b.currentTokens?.accessToken == Secret("access-1"))
-        #expect(Array(transport.bearers.suffix(2)) == ["access-1", "access-1"])
+            f.clock.advance(by: 55)
+            let gate = Gate()
+            f.provider.hold(at: gate)
+            async let first = a.send(resource)
+            #expect(await eventually { f.provider.refreshCount == 1 })  // A holds the lock, refreshing
+            async let second = b.send(resource)  // B waits for the lock
+            try await Task.sleep(for: .milliseconds(100))
+            gate.open()
+            #expect(try await first.status == 200)
+            #expect(try await second.status == 200)
+            #expect(f.provider.refreshCount == 1)
+            #expect(eventsA.count(of: .refreshed) == 1)
+            #expect(eventsB.count(of: .adoptedStoredTokens) == 1)
+            #expect(eventsB.count(of: .refreshed) == 0)
+            #expect(await b.currentTokens?.accessToken == Secret("access-1"))
+            #expect(Array(transport.bearers.suffix(2)) == ["access-1", "access-1"])
+        }
     }
 }
 

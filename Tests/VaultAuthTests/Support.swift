@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultAuth
 
@@ -234,33 +235,21 @@ struct LiveServer: Sendable {
 func withLiveServer<T>(
     accessTTL: Double = 60, refreshTTL: Double = 60, _ body: (LiveServer) async throws -> T
 ) async throws -> T {
-    let server = try ReferenceAuthServer(
-        configuration: AuthServerConfiguration(
-            host: "127.0.0.1", port: 0, accessTokenLifetime: accessTTL, refreshTokenLifetime: refreshTTL,
-            users: [CredentialPair(name: testUser, secret: testPassword)]))
-    try await server.start()
-    let transport = AsyncHTTPTransport()
-    let result: Result<T, any Error>
-    do {
-        let base = try #require(server.baseURL.flatMap(URL.init(string:)))
-        result = .success(try await body(LiveServer(server: server, transport: transport, baseURL: base)))
-    } catch {
-        result = .failure(error)
+    let configuration = AuthServerConfiguration(
+        host: "127.0.0.1", port: 0, accessTokenLifetime: accessTTL, refreshTokenLifetime: refreshTTL,
+        users: [CredentialPair(name: testUser, secret: testPassword)])
+    return try await withReferenceServer(configuration) { running in
+        let transport = AsyncHTTPTransport()
+        let result: Result<T, any Error>
+        do {
+            let base = try #require(running.server.baseURL.flatMap(URL.init(string:)))
+            result = .success(try await body(LiveServer(server: running.server, transport: transport, baseURL: base)))
+        } catch {
+            result = .failure(error)
+        }
+        await transport.shutdown()
+        return try result.get()
     }
-    await transport.shutdown()
-    await server.stop()
-    return try result.get()
-}
-
-/// A fresh private directory (removed by the caller with `removeDirectory`).
-func makeTemporaryDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("vaultauth-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    return path
-}
-
-func removeDirectory(_ path: String) {
-    try? FileManager.default.removeItem(atPath: path)
 }
 
 /// An encrypted file store with a cheap KDF, for tests.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultAuth
 
@@ -176,22 +177,22 @@ struct TrustTests {
 
     @Test("a lock directory other users can use, or a symlink, is refused (exit 4) and nothing is refreshed")
     func unsafeLockDirectories() async throws {
-        let dir = try makeTemporaryDirectory()
-        defer { removeDirectory(dir) }
-        let open = dir + "/open"
-        mkdir(open, 0o755)
-        chmod(open, 0o777)
-        let link = dir + "/link"
-        mkdir(dir + "/real", 0o700)
-        symlink(dir + "/real", link)
-        for directory in [open, link] {
-            let (requester, provider, clock, _) = try await makeRequester(
-                FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
-            clock.advance(by: 61)
-            let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
-            #expect({ if case .store(.permission) = error { true } else { false } }(), "\(directory): \(String(describing: error))")
-            #expect(error?.description.contains(directory) == true)
-            #expect(provider.refreshCount == 0)
+        try await withTemporaryDirectory("vaultauth") { dir in
+            let open = dir + "/open"
+            mkdir(open, 0o755)
+            chmod(open, 0o777)
+            let link = dir + "/link"
+            mkdir(dir + "/real", 0o700)
+            symlink(dir + "/real", link)
+            for directory in [open, link] {
+                let (requester, provider, clock, _) = try await makeRequester(
+                    FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
+                clock.advance(by: 61)
+                let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
+                #expect({ if case .store(.permission) = error { true } else { false } }(), "\(directory): \(String(describing: error))")
+                #expect(error?.description.contains(directory) == true)
+                #expect(provider.refreshCount == 0)
+            }
         }
     }
 

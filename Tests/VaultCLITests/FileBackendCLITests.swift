@@ -1,18 +1,20 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 extension SynchronousProcessSuites {
 /// End-to-end tests of the `vault` command on the encrypted-file backend: real child
 /// processes, real files in temporary directories.
-@Suite struct FileBackendCLITests {
+@Suite final class FileBackendCLITests {
     let dir: String
     let passphrase = "pass-phrase-7f3a-do-not-print"
     let secret = "s3cret-value-91bd-do-not-print"
 
     init() throws {
-        var template = Array("\(NSTemporaryDirectory())/vault-cli-XXXXXX".utf8CString)
-        dir = String(cString: mkdtemp(&template)!)
+        dir = try TemporaryDirectory.make(prefix: "vault-cli")
     }
+
+    deinit { TemporaryDirectory.remove(dir) }
 
     var vaultFile: String { "\(dir)/data/vault/vault.db" }
 
@@ -136,7 +138,7 @@ extension SynchronousProcessSuites {
     @Test func concurrentSavesLoseNothing() throws {
         let count = 10
         let running = try (0..<count).map { index in
-            try VaultProcess.start(
+            try ChildProcess.start(
                 VaultProcess.vaultPath, ["save", "--server", "s", "--account", "user\(index)"], environment: env,
                 stdin: Data("secret-\(index)".utf8))
         }
@@ -162,7 +164,7 @@ extension SynchronousProcessSuites {
             var writerEnv = env
             if midWrite { writerEnv["VAULT_TEST_WRITE_DELAY_MS"] = "500" }
             let staleTemporaryFiles = temporaryFiles()
-            let process = try VaultProcess.start(
+            let process = try ChildProcess.start(
                 VaultProcess.vaultPath, ["save", "--server", "s", "--account", account], environment: writerEnv,
                 stdin: Data("v\(index)".utf8))
             if midWrite {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A real KeePassXC of its own, started by `Scripts/with-keepassxc` with the settings a
 /// test asks for, on a private session bus. `vault` and `secret-tool` children reach it
@@ -15,41 +16,35 @@ final class KeePassXCInstance {
     let environment: [String: String]
     /// The exposed collection's D-Bus path (the `default` alias).
     let collection: String
-    private let holder: Process
-    private let holderInput: Pipe
+    private let holder: ChildProcess
     private let directory: String
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
     init(_ settings: Settings = Settings(), home: String) throws {
-        var template = Array("\(NSTemporaryDirectory())/vault-kpx-XXXXXX".utf8CString)
-        directory = String(cString: mkdtemp(&template)!)
+        directory = try TemporaryDirectory.make(prefix: "vault-kpx")
         let ready = "\(directory)/ready"
         var environment = ProcessInfo.processInfo.environment
         environment["VAULT_KEEPASSXC_CONFIRM_DELETE"] = String(settings.confirmDelete)
         environment["VAULT_KEEPASSXC_CONFIRM_ACCESS"] = String(settings.confirmAccess)
         environment["VAULT_KEEPASSXC_UNLOCK_BEFORE_SEARCH"] = String(settings.unlockBeforeSearch)
-        holder = Process()
-        // Through setsid, as every child of the tests: the script closes the descriptors it
-        // inherits, and Foundation takes its copy of its own exit pipe closing as the child's
-        // exit (and then waits for it, blocking every other child's bookkeeping).
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        holder.arguments = [
-            "--wait", "\(Self.packageRoot)/Scripts/with-keepassxc", "/bin/sh", "-c",
-            #"printf '%s\n%s\n' "$DBUS_SESSION_BUS_ADDRESS" "$VAULT_KEEPASSXC_COLLECTION" >"$0.tmp" && mv "$0.tmp" "$0"; read -r _"#,
-            ready,
-        ]
-        holder.environment = environment
-        holderInput = Pipe()
-        holder.standardInput = holderInput
-        holder.standardOutput = FileHandle.nullDevice
-        holder.standardError = FileHandle.nullDevice
-        try holder.run()
+        // A ChildProcess, so through setsid, as every child of the tests: the script closes
+        // the descriptors it inherits, and Foundation takes its copy of its own exit pipe
+        // closing as the child's exit (and then waits for it, blocking every other child's
+        // bookkeeping).
+        holder = try ChildProcess(
+            "\(Self.packageRoot)/Scripts/with-keepassxc",
+            [
+                "/bin/sh", "-c",
+                #"printf '%s\n%s\n' "$DBUS_SESSION_BUS_ADDRESS" "$VAULT_KEEPASSXC_COLLECTION" >"$0.tmp" && mv "$0.tmp" "$0"; read -r _"#,
+                ready,
+            ], environment: environment, keepingStdinOpen: true, stdout: .discarded, stderr: .discarded)
         let deadline = Date().addingTimeInterval(40)
         while !FileManager.default.fileExists(atPath: ready) {
             guard holder.isRunning, Date() < deadline else {
-                try? holderInput.fileHandleForWriting.close()
+                holder.closeInput()
+                TemporaryDirectory.remove(directory)
                 throw KeePassXCError("KeePassXC did not come up (Scripts/with-keepassxc exited or took over 40 s)")
             }
             usleep(20_000)
@@ -65,14 +60,9 @@ final class KeePassXCInstance {
 
     /// Stops KeePassXC and its bus (bounded), and removes the temporary directory.
     func stop() {
-        try? holderInput.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(15)
-        while holder.isRunning && Date() < deadline { usleep(20_000) }
-        if holder.isRunning {
-            for victim in RunningProcess.descendants(of: holder.processIdentifier).reversed() { kill(victim, SIGKILL) }
-            holder.terminate()
-        }
-        try? FileManager.default.removeItem(atPath: directory)
+        holder.closeInput()
+        if !holder.waitForExit(timeout: 15) { holder.kill() }
+        TemporaryDirectory.remove(directory)
     }
 
     /// Runs `body` with a running instance and stops it afterwards.
@@ -84,7 +74,7 @@ final class KeePassXCInstance {
 
     /// Locks the database for good (headless, nothing can unlock it again).
     func lock() throws {
-        let result = try VaultProcess.start(
+        let result = try ChildProcess.start(
             "/usr/bin/gdbus",
             [
                 "call", "--session", "--timeout", "10", "--dest", "org.keepassxc.KeePassXC.MainWindow", "--object-path",
@@ -107,21 +97,22 @@ extension SynchronousProcessSuites {
     /// instance of its own (about a second). The contract suite and the other Secret
     /// Service CLI tests also run against KeePassXC (`Scripts/test`).
     @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
-    struct KeePassXCTests {
+    final class KeePassXCTests {
         let home: String
         let secret = "kpx-secret-91c4-do-not-print"
 
         init() throws {
-            var template = Array("\(NSTemporaryDirectory())/vault-kpx-home-XXXXXX".utf8CString)
-            home = String(cString: mkdtemp(&template)!)
+            home = try TemporaryDirectory.make(prefix: "vault-kpx-home")
         }
+
+        deinit { TemporaryDirectory.remove(home) }
 
         func vault(_ kp: KeePassXCInstance, _ args: String..., stdin: String? = nil, timeout: Double = 60) throws -> ProcessResult {
             try VaultProcess.vault(args, environment: kp.environment, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
         }
 
         func secretTool(_ kp: KeePassXCInstance, _ args: String..., stdin: String? = nil) throws -> ProcessResult {
-            try VaultProcess.start("/usr/bin/secret-tool", args, environment: kp.environment, stdin: stdin.map { Data($0.utf8) })
+            try ChildProcess.start("/usr/bin/secret-tool", args, environment: kp.environment, stdin: stdin.map { Data($0.utf8) })
                 .finish(timeout: 20)
         }
 
@@ -129,7 +120,7 @@ extension SynchronousProcessSuites {
         func vaultOnATerminal(_ kp: KeePassXCInstance, _ args: [String], timeout: Double = 60) throws -> (ProcessResult, Double) {
             let command = ([VaultProcess.vaultPath] + args).map { "'\($0)'" }.joined(separator: " ")
             let start = Date()
-            let result = try VaultProcess.start(
+            let result = try ChildProcess.start(
                 "/usr/bin/script", ["-qefc", command + " </dev/null", "/dev/null"], environment: kp.environment
             ).finish(timeout: timeout)
             return (result, Date().timeIntervalSince(start))
@@ -225,7 +216,7 @@ extension SynchronousProcessSuites {
                 // What vault wrote before (the whole URL in server): save rewrites it in the
                 // new shape and deletes the old item, which KeePassXC wants confirmed.
                 let legacy = ["user", "alice", "server", "https://ex.com:8443/repo", "protocol", "https", "port", "8443"]
-                #expect(try VaultProcess.start("/usr/bin/secret-tool", ["store", "--label=old"] + legacy, environment: kp.environment,
+                #expect(try ChildProcess.start("/usr/bin/secret-tool", ["store", "--label=old"] + legacy, environment: kp.environment,
                                                stdin: Data("old-secret".utf8)).finish(timeout: 20).status == 0)
                 let saved = try vault(kp, "save", "--server", "https://ex.com:8443/repo", "--account", "alice", stdin: secret, timeout: 30)
                 #expect(saved.status == 0, "the secret is saved: \(saved.err)")
@@ -236,7 +227,7 @@ extension SynchronousProcessSuites {
 
         @Test func noOpenDatabaseGetsKeePassXCsAdvice() throws {
             try KeePassXCInstance.with(home: home) { kp in
-                let closed = try VaultProcess.start(
+                let closed = try ChildProcess.start(
                     "/usr/bin/gdbus",
                     [
                         "call", "--session", "--timeout", "10", "--dest", "org.keepassxc.KeePassXC.MainWindow", "--object-path",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultStore
 
 extension SynchronousProcessSuites {
@@ -7,15 +8,14 @@ extension SynchronousProcessSuites {
 /// real GNOME Keyring that `Scripts/with-keyring` runs, and real `secret-tool`. Without a
 /// Secret Service they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
 @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
-struct SecretServiceCLITests {
+final class SecretServiceCLITests {
     let dir: String
     let secret = "ss-secret-5d1c-do-not-print"
     /// A server name no other test (or run) uses.
     let server: String
 
     init() throws {
-        var template = Array("\(NSTemporaryDirectory())/vault-ss-cli-XXXXXX".utf8CString)
-        dir = String(cString: mkdtemp(&template)!)
+        dir = try TemporaryDirectory.make(prefix: "vault-ss-cli")
         server = "ss-\(getpid())-\(UUID().uuidString.prefix(8).lowercased()).example.com"
         let outcome = SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5))
         if !outcome.available {
@@ -24,6 +24,8 @@ struct SecretServiceCLITests {
             throw CancellationError()
         }
     }
+
+    deinit { TemporaryDirectory.remove(dir) }
 
     /// Automatic backend choice with the test keyring's bus; a file path that must stay unused.
     var env: [String: String] {
@@ -37,7 +39,7 @@ struct SecretServiceCLITests {
     }
 
     func secretTool(_ args: String..., stdin: String? = nil, env: [String: String]? = nil) throws -> ProcessResult {
-        try VaultProcess.start("/usr/bin/secret-tool", args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
+        try ChildProcess.start("/usr/bin/secret-tool", args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
             .finish(timeout: 30)
     }
 
@@ -172,7 +174,7 @@ struct SecretServiceCLITests {
     @Test func severalProcessesSavingAtOnceAllLand() throws {
         let count = 8
         let running = try (0..<count).map { index in
-            try VaultProcess.start(
+            try ChildProcess.start(
                 VaultProcess.vaultPath, ["save", "--server", server, "--account", "user\(index)"], environment: env,
                 stdin: Data("\(secret)-\(index)".utf8))
         }
@@ -232,7 +234,7 @@ final class CLISeparateKeyring: @unchecked Sendable {
     }
 
     func gdbus(_ arguments: [String]) throws -> ProcessResult {
-        try VaultProcess.start(
+        try ChildProcess.start(
             "/usr/bin/gdbus", ["call", "--session", "--timeout", "5", "--dest", "org.freedesktop.secrets"] + arguments,
             environment: environment(["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
         ).finish(timeout: 30)
@@ -257,40 +259,26 @@ final class CLISeparateKeyring: @unchecked Sendable {
 }
 
 /// `Scripts/with-keyring sh -c 'print the bus address; wait for stdin to close'`.
-final class RunningKeyringProcess: @unchecked Sendable {
-    let process = Process()
-    let stdin = Pipe()
+final class RunningKeyringProcess: Sendable {
+    let child: ChildProcess
     let firstLine: String
 
     init(script: String, environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = [
-            "--wait", script, "/bin/sh", "-c", "printf '%s\\n' \"$DBUS_SESSION_BUS_ADDRESS\"; exec cat >/dev/null",
-        ]
-        process.environment = environment
-        let output = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice  // daemons must not hold the runner's pipes
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        firstLine = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        child = try ChildProcess(
+            script, ["/bin/sh", "-c", "printf '%s\\n' \"$DBUS_SESSION_BUS_ADDRESS\"; exec cat >/dev/null"],
+            environment: environment, keepingStdinOpen: true,
+            stderr: .discarded)  // daemons must not hold the runner's pipes
+        let shown = child.waitForOutputBlocking(timeout: 60) { $0.contains("\n") } ?? child.output
+        firstLine = String(shown.prefix { $0 != "\n" }).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func stop() {
-        try? stdin.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
+        child.closeInput()
+        if !child.waitForExit(timeout: 10) {
             // with-keyring's traps stop the daemon and remove its directories.
-            kill(process.processIdentifier, SIGTERM)
+            child.terminate()
         }
-        process.waitUntilExit()
+        child.process.waitUntilExit()
     }
 }
 

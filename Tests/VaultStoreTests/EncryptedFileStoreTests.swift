@@ -1,128 +1,129 @@
 import Foundation
 import Testing
 @testable import VaultStore
-
-/// A private temporary directory removed at deinit.
-final class TemporaryDirectory {
-    let path: String
-    init() throws {
-        var template = Array("\(NSTemporaryDirectory())/vault-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw VaultError.backendUnavailable("mkdtemp failed") }
-        path = String(cString: made)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
+import VaultTestSupport
 
 /// Cheap work factor for tests (files record their own factor).
 let testKDF = KDFParameters(log2N: 10)
 
 @Suite struct EncryptedFileStoreTests {
-    func makeStore(_ dir: TemporaryDirectory, passphrase: String = "correct horse") -> EncryptedFileStore {
-        EncryptedFileStore(path: "\(dir.path)/sub/vault.db", passphrase: .fixed(Secret(passphrase)), kdf: testKDF)
+    func makeStore(_ dir: String, passphrase: String = "correct horse") -> EncryptedFileStore {
+        EncryptedFileStore(path: "\(dir)/sub/vault.db", passphrase: .fixed(Secret(passphrase)), kdf: testKDF)
     }
 
-    @Test func keepsTheContract() throws {
-        let dir = try TemporaryDirectory()
-        try StoreContract.verify(makeStore(dir))
+    @Test(arguments: StoreContract.Rule.allCases)
+    func keepsTheContract(rule: StoreContract.Rule) throws {
+        try withTemporaryDirectory("vault-test") { dir in
+            try rule.verify(makeStore(dir))
+        }
     }
 
     @Test func aSecondInstanceReadsWhatTheFirstWrote() throws {
-        let dir = try TemporaryDirectory()
-        try makeStore(dir).save(Credential(server: "s", account: "a", secret: Secret("x")))
-        #expect(try makeStore(dir).load(server: "s", account: "a")?.secret == Secret("x"))
+        try withTemporaryDirectory("vault-test") { dir in
+            try makeStore(dir).save(Credential(server: "s", account: "a", secret: Secret("x")))
+            #expect(try makeStore(dir).load(server: "s", account: "a")?.secret == Secret("x"))
+        }
     }
 
     @Test func filesArePrivate() throws {
-        let dir = try TemporaryDirectory()
-        let store = makeStore(dir)
-        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
-        let fileMode = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
-        let dirMode = try FileManager.default.attributesOfItem(atPath: "\(dir.path)/sub")[.posixPermissions] as? Int
-        #expect(fileMode == 0o600)
-        #expect(dirMode == 0o700)
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = makeStore(dir)
+            try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+            let fileMode = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
+            let dirMode = try FileManager.default.attributesOfItem(atPath: "\(dir)/sub")[.posixPermissions] as? Int
+            #expect(fileMode == 0o600)
+            #expect(dirMode == 0o700)
+        }
     }
 
     @Test func refusesAFileOthersCanRead() throws {
-        let dir = try TemporaryDirectory()
-        let store = makeStore(dir)
-        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
-        chmod(store.path, 0o644)
-        #expect(throws: VaultError.self) { try makeStore(dir).load(server: "s", account: "a") }
-        do {
-            _ = try makeStore(dir).load(server: "s", account: "a")
-        } catch {
-            guard case .permission(let message) = error else { Issue.record("wrong error \(error)"); return }
-            #expect(message.contains("chmod 600"))
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = makeStore(dir)
+            try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+            chmod(store.path, 0o644)
+            #expect(throws: VaultError.self) { try makeStore(dir).load(server: "s", account: "a") }
+            do throws(VaultError) {
+                _ = try makeStore(dir).load(server: "s", account: "a")
+            } catch {
+                guard case .permission(let message) = error else { Issue.record("wrong error \(error)"); return }
+                #expect(message.contains("chmod 600"))
+            }
         }
     }
 
     @Test func wrongPassphraseIsDetected() throws {
-        let dir = try TemporaryDirectory()
-        try makeStore(dir).save(Credential(server: "s", account: "a", secret: Secret("x")))
-        #expect(throws: VaultError.wrongPassphrase) {
-            try makeStore(dir, passphrase: "wrong").load(server: "s", account: "a")
+        try withTemporaryDirectory("vault-test") { dir in
+            try makeStore(dir).save(Credential(server: "s", account: "a", secret: Secret("x")))
+            #expect(throws: VaultError.wrongPassphrase) {
+                try makeStore(dir, passphrase: "wrong").load(server: "s", account: "a")
+            }
         }
     }
 
     @Test func nothingAboutTheItemsIsReadable() throws {
-        let dir = try TemporaryDirectory()
-        let store = makeStore(dir)
-        try store.save(Credential(server: "needle-server.example", account: "needle-account", secret: Secret("needle-secret"), label: "needle-label"))
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: store.path))
-        for needle in ["needle", "example"] {
-            #expect(bytes.range(of: Data(needle.utf8)) == nil)
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = makeStore(dir)
+            try store.save(Credential(server: "needle-server.example", account: "needle-account", secret: Secret("needle-secret"), label: "needle-label"))
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: store.path))
+            for needle in ["needle", "example"] {
+                #expect(bytes.range(of: Data(needle.utf8)) == nil)
+            }
         }
     }
 
     @Test func everyFlippedByteIsDetected() throws {
-        let dir = try TemporaryDirectory()
-        let store = makeStore(dir)
-        try store.save(Credential(server: "s", account: "a", secret: Secret("the secret")))
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.path)))
-        for offset in original.indices {
-            var flipped = original
-            flipped[offset] ^= 0x01
-            try Data(flipped).write(to: URL(fileURLWithPath: store.path))
-            chmod(store.path, 0o600)
-            #expect(throws: VaultError.self, "offset \(offset)") { try makeStore(dir).load(server: "s", account: "a") }
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = makeStore(dir)
+            try store.save(Credential(server: "s", account: "a", secret: Secret("the secret")))
+            let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.path)))
+            for offset in original.indices {
+                var flipped = original
+                flipped[offset] ^= 0x01
+                try Data(flipped).write(to: URL(fileURLWithPath: store.path))
+                chmod(store.path, 0o600)
+                #expect(throws: VaultError.self, "offset \(offset)") { try makeStore(dir).load(server: "s", account: "a") }
+            }
         }
     }
 
     @Test func truncatedAndFutureFilesGiveClearErrors() throws {
-        let dir = try TemporaryDirectory()
-        let store = makeStore(dir)
-        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.path)))
-        for length in [0, 5, 9, 60, 100, original.count - 1] {
-            try Data(original.prefix(length)).write(to: URL(fileURLWithPath: store.path))
-            #expect(throws: VaultError.self) { try makeStore(dir).load(server: "s", account: "a") }
-        }
-        var future = original
-        future[9] = 2
-        try Data(future).write(to: URL(fileURLWithPath: store.path))
-        #expect(throws: VaultError.unsupportedFormat(
-            "the vault file has format version 2; this vault reads version 1 only (upgrade vault)")) {
-            try makeStore(dir).load(server: "s", account: "a")
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = makeStore(dir)
+            try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+            let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.path)))
+            for length in [0, 5, 9, 60, 100, original.count - 1] {
+                try Data(original.prefix(length)).write(to: URL(fileURLWithPath: store.path))
+                #expect(throws: VaultError.self) { try makeStore(dir).load(server: "s", account: "a") }
+            }
+            var future = original
+            future[9] = 2
+            try Data(future).write(to: URL(fileURLWithPath: store.path))
+            #expect(throws: VaultError.unsupportedFormat(
+                "the vault file has format version 2; this vault reads version 1 only (upgrade vault)")) {
+                try makeStore(dir).load(server: "s", account: "a")
+            }
         }
     }
 
     @Test func passphraseChangeKeepsItemsAndRetiresTheOldOne() throws {
-        let dir = try TemporaryDirectory()
-        let store = makeStore(dir)
-        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
-        try store.changePassphrase(to: Secret("new one"))
-        #expect(try makeStore(dir, passphrase: "new one").load(server: "s", account: "a")?.secret == Secret("x"))
-        #expect(throws: VaultError.wrongPassphrase) { try makeStore(dir).load(server: "s", account: "a") }
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = makeStore(dir)
+            try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+            try store.changePassphrase(to: Secret("new one"))
+            #expect(try makeStore(dir, passphrase: "new one").load(server: "s", account: "a")?.secret == Secret("x"))
+            #expect(throws: VaultError.wrongPassphrase) { try makeStore(dir).load(server: "s", account: "a") }
+        }
     }
 
     @Test func loadWithoutAFileNeedsNoPassphrase() throws {
-        let dir = try TemporaryDirectory()
-        let store = EncryptedFileStore(
-            path: "\(dir.path)/vault.db",
-            passphrase: PassphraseSource { _ throws(VaultError) in throw .invalidInput("asked") }, kdf: testKDF)
-        #expect(try store.load(server: "s", account: "a") == nil)
-        #expect(try store.list().isEmpty)
-        try store.remove(server: "s", account: "a")
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = EncryptedFileStore(
+                path: "\(dir)/vault.db",
+                passphrase: PassphraseSource { _ throws(VaultError) in throw .invalidInput("asked") }, kdf: testKDF)
+            #expect(try store.load(server: "s", account: "a") == nil)
+            #expect(try store.list().isEmpty)
+            try store.remove(server: "s", account: "a")
+        }
     }
 
     @Test func workFactorIsCappedWhenReading() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultStore
+import VaultTestSupport
 
 /// vault reads the files of an independent implementation of its format
 /// (`Scripts/file-format-vectors.py`, `docs/file-format.md`), and writes what it reads.
@@ -63,9 +64,7 @@ private let fileFormatVectorFiles = ["v1-two-items.vault", "v1-empty.vault", "v1
         let path: String
 
         init(of file: String) throws {
-            var template = Array("\(NSTemporaryDirectory())/vault-vector-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else { throw VaultError.backendUnavailable("mkdtemp failed") }
-            directory = String(cString: made)
+            directory = try TemporaryDirectory.make(prefix: "vault-vector")
             path = "\(directory)/vault.db"
             let bytes = try Data(contentsOf: FileFormatVectorTests.vectorDirectory.appendingPathComponent(file))
             #expect(FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]))
@@ -79,7 +78,7 @@ private let fileFormatVectorFiles = ["v1-two-items.vault", "v1-empty.vault", "v1
 
         func bytes() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
 
-        deinit { try? FileManager.default.removeItem(atPath: directory) }
+        deinit { TemporaryDirectory.remove(directory) }
     }
 
     @Test func theManifestListsExactlyTheVectorsChecked() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultStore
+import VaultTestSupport
 
 /// Whether the Secret Service tests may run. They need a real Secret Service on the
 /// session bus (`Scripts/test` runs everything under `Scripts/with-keyring`). Without
@@ -37,32 +38,13 @@ enum KeyringTestEnvironment {
     }
 }
 
-/// Runs a program to completion and returns (status, stdout, stderr).
+/// Runs a program to completion (a `ChildProcess`: bounded, output drained on threads of
+/// its own); `environment` nil inherits this process's.
 @discardableResult
 func runTool(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil
-) throws -> (status: Int32, out: String, err: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let input = Pipe()
-    let output = Pipe()
-    let error = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try? input.fileHandleForWriting.close()
-    let group = DispatchGroup()
-    nonisolated(unsafe) var out = Data()
-    nonisolated(unsafe) var err = Data()
-    DispatchQueue.global().async(group: group) { out = output.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { err = error.fileHandleForReading.readDataToEndOfFile() }
-    process.waitUntilExit()
-    group.wait()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+) throws -> ProcessResult {
+    try ChildProcess.run(executable, arguments, environment: environment, stdin: stdin.map { Data($0.utf8) })
 }
 
 struct KeyringError: Error, CustomStringConvertible {
@@ -73,11 +55,12 @@ struct KeyringError: Error, CustomStringConvertible {
 /// `SecretServiceStore` against the real GNOME Keyring that `Scripts/with-keyring` runs.
 @Suite(.disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
 struct SecretServiceStoreTests {
-    @Test func keepsTheContract() throws {
+    @Test(arguments: StoreContract.Rule.allCases)
+    func keepsTheContract(rule: StoreContract.Rule) throws {
         try KeyringTestEnvironment.require()
         let store = try SecretServiceStore()
         #expect(store.backendName == "secret-service")
-        try StoreContract.verify(store, namespace: KeyringTestEnvironment.uniqueNamespace("ss-contract"))
+        try rule.verify(store, namespace: KeyringTestEnvironment.uniqueNamespace("ss-contract"))
     }
 
     @Test func urlServersAreStoredInTheNetworkPasswordShapeAndListedByTheGivenString() throws {
@@ -266,21 +249,20 @@ struct SecretServiceStoreTests {
 
     @Test func autoGivesUpOnABusThatNeverAnswers() throws {
         // A socket that accepts connections and never says a word.
-        let directory = NSTemporaryDirectory() + "vault-mute-\(getpid())-\(UUID().uuidString.prefix(6))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/bus"
-        let listener = try MuteSocket(path: path)
-        defer { listener.close() }
-        let start = ContinuousClock.now
-        let decision = try BackendSelection.decide(
-            requested: .auto, environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(path)"],
-            probeTimeout: .milliseconds(300))
-        let elapsed = ContinuousClock.now - start
-        print("auto with a mute bus: \(decision) in \(elapsed)")
-        #expect(decision.kind == .file)
-        #expect(decision.reason.contains("no answer from the session bus"))
-        #expect(elapsed < .seconds(2))
+        try withTemporaryDirectory("vault-mute") { directory in
+            let path = directory + "/bus"
+            let listener = try MuteSocket(path: path)
+            defer { listener.close() }
+            let start = ContinuousClock.now
+            let decision = try BackendSelection.decide(
+                requested: .auto, environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(path)"],
+                probeTimeout: .milliseconds(300))
+            let elapsed = ContinuousClock.now - start
+            print("auto with a mute bus: \(decision) in \(elapsed)")
+            #expect(decision.kind == .file)
+            #expect(decision.reason.contains("no answer from the session bus"))
+            #expect(elapsed < .seconds(2))
+        }
     }
 
     @Test(.disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))

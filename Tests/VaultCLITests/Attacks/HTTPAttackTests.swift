@@ -1,6 +1,7 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// Attacks by a server that answers badly on purpose: stalls, endless and huge bodies,
 /// garbage, lying clocks, hostile text. Each one: the documented exit code, one line on
@@ -163,20 +164,20 @@ struct HTTPAttackTests {
 
     @Test("a refresh whose body stalls exits 5 and frees the lock: the next process refreshes at once")
     func stalledRefreshFreesTheLock() async throws {
-        let fixture = try await AuthFixture(accessTTL: 2, refreshTTL: 120)
-        defer { Task { await fixture.stop() } }
-        #expect(try await fixture.login().status == 0)
-        try await Task.sleep(for: .milliseconds(2100))
-        fixture.server.faults.set(.stallBody, hangSeconds: 30)
-        // The process bound (timeout + 6 s of slack) fails the test if the stall holds vault.
-        let stalled = try await fixture.vault(
-            ["request", "--server", fixture.url, "--account", "alice", "--timeout", "2", "/api/get_devs"], timeout: 8)
-        expectOneLine(stalled, status: 5, "stalled refresh")
-        fixture.server.faults.reset()
-        let next = try await fixture.vault(["request", "--server", fixture.url, "--account", "alice", "--timeout", "5", "/api/get_devs"])
-        #expect(next.status == 0, "\(next.err)")
-        #expect(next.out.contains("Grace Hopper"))
-        #expect(fixture.server.stats.refreshes == 1)
+        try await withAuthFixture(accessTTL: 2, refreshTTL: 120) { fixture in
+            #expect(try await fixture.login().status == 0)
+            try await Task.sleep(for: .milliseconds(2100))
+            fixture.server.faults.set(.stallBody, hangSeconds: 30)
+            // The process bound (timeout + 6 s of slack) fails the test if the stall holds vault.
+            let stalled = try await fixture.vault(
+                ["request", "--server", fixture.url, "--account", "alice", "--timeout", "2", "/api/get_devs"], timeout: 8)
+            expectOneLine(stalled, status: 5, "stalled refresh")
+            fixture.server.faults.reset()
+            let next = try await fixture.vault(["request", "--server", fixture.url, "--account", "alice", "--timeout", "5", "/api/get_devs"])
+            #expect(next.status == 0, "\(next.err)")
+            #expect(next.out.contains("Grace Hopper"))
+            #expect(fixture.server.stats.refreshes == 1)
+        }
     }
 
     @Test("--timeout that is not a sane number of seconds: exit 2, one line",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// Plants other applications' items in the test keyring and proves afterwards that vault
 /// left them byte for byte: same object path, same D-Bus properties (attributes, label,
@@ -147,7 +148,7 @@ struct KeyringInspector {
     // MARK: Tools
 
     func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
-        try VaultProcess.start(executable, arguments, environment: environment, stdin: stdin.map { Data($0.utf8) }).finish(timeout: 30)
+        try ChildProcess.start(executable, arguments, environment: environment, stdin: stdin.map { Data($0.utf8) }).finish(timeout: 30)
     }
 
     func gdbus(_ path: String, _ method: String, _ arguments: [String]) throws -> ProcessResult {
@@ -174,7 +175,7 @@ struct KeyringInspector {
             return nil
         }
         let output = NSTemporaryDirectory() + "vault-git-credential-libsecret-\(getpid())"
-        let build = try? VaultProcess.start(
+        let build = try? ChildProcess.start(
             "/bin/sh", ["-c", "gcc -O1 $(pkg-config --cflags libsecret-1 glib-2.0) -o \"$1\" \"$2\" $(pkg-config --libs libsecret-1 glib-2.0)", "sh", output, source],
             environment: ["PATH": "/usr/bin:/bin"]
         ).finish(timeout: 120)

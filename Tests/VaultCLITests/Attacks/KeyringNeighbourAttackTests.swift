@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 extension SynchronousProcessSuites {
 /// Attacks on the Secret Service backend through the shared keyring: other applications'
@@ -10,7 +11,7 @@ extension SynchronousProcessSuites {
 /// `Scripts/with-keyring`, real `secret-tool`, real git. Every command's exit status and
 /// output are checked, and no secret may appear on stderr.
 @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
-struct KeyringNeighbourAttackTests {
+final class KeyringNeighbourAttackTests {
     let dir: String
     let keyring: KeyringInspector
     /// A host no other test (or run) uses.
@@ -18,8 +19,7 @@ struct KeyringNeighbourAttackTests {
     let secret = "vault-own-secret-7c2e-do-not-print"
 
     init() throws {
-        var template = Array("\(NSTemporaryDirectory())/vault-neighbours-XXXXXX".utf8CString)
-        dir = String(cString: mkdtemp(&template)!)
+        dir = try TemporaryDirectory.make(prefix: "vault-neighbours")
         host = "nb-\(getpid())-\(UUID().uuidString.prefix(8).lowercased()).example.com"
         var tools = VaultProcess.baseEnvironment(home: dir)
         tools["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -30,6 +30,8 @@ struct KeyringNeighbourAttackTests {
             throw CancellationError()
         }
     }
+
+    deinit { TemporaryDirectory.remove(dir) }
 
     /// The Secret Service backend, forced; a file path that must stay unused.
     var env: [String: String] {
@@ -121,7 +123,7 @@ struct KeyringNeighbourAttackTests {
         let planted = try keyring.plant(neighbours(of: "jack").prefix(3).map { $0 })
         let secrets = (0..<6).map { "\(secret)-\($0)" }
         let running = try secrets.map { value in
-            try VaultProcess.start(
+            try ChildProcess.start(
                 VaultProcess.vaultPath, ["save", "--server", host, "--account", "jack"], environment: env, stdin: Data(value.utf8))
         }
         for process in running { expectClean(try process.finish(timeout: 60), secrets: secrets) }
@@ -220,7 +222,7 @@ struct KeyringNeighbourAttackTests {
         let path = try #require(try keyring.items(matching: ["user": "frank", "server": host]).first)
         #expect(path.hasPrefix("/org/freedesktop/secrets/collection/session/"))
         let before = try keyring.snapshot(path)
-        let properties = { try keyring.gdbus(path, "org.freedesktop.DBus.Properties.GetAll", ["org.freedesktop.Secret.Item"]).out }
+        let properties = { [keyring] in try keyring.gdbus(path, "org.freedesktop.DBus.Properties.GetAll", ["org.freedesktop.Secret.Item"]).out }
         let propertiesBefore = try properties()
 
         expectClean(try vault("load", "--server", host, "--account", "frank"), status: 1, stdout: "")
@@ -237,42 +239,42 @@ struct KeyringNeighbourAttackTests {
     // MARK: Login and logout
 
     @Test func loginAndLogoutLeaveNeighboursOnTheAuthServersHost() async throws {
-        let fixture = try await AuthFixture()
-        defer { Task { await fixture.stop() } }
-        let port = try #require(fixture.url.split(separator: ":").last.map(String.init))
-        // 127.0.0.1 is shared by every AuthFixture: the port and the unique object keep
-        // these items apart from other tests'.
-        let tag = UUID().uuidString.prefix(8).lowercased()
-        let planted = try keyring.plant([
-            .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port, "object": "other-\(tag)"], label: "other path", secret: "other-path-secret"),
-            .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "https", "port": port, "object": "tls-\(tag)"], label: "https", secret: "https-secret"),
-            .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port, "authtype": "basic-\(tag)"], label: "authtype", secret: "authtype-secret"),
-            // The whole URL in server (the old vault shape) plus an attribute of its own.
-            .secretTool(["user": "alice", "server": fixture.url, "protocol": "http", "port": port, "object": "old-\(tag)"], label: "whole URL", secret: "whole-url-secret"),
-        ])
-        var env = self.env
-        env["VAULT_FILE"] = nil
-        let shape = ["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port]
-        let secrets = [fixture.password] + planted.map(\.neighbour.secret)
+        try await withAuthFixture { fixture in
+            let port = try #require(fixture.url.split(separator: ":").last.map(String.init))
+            // 127.0.0.1 is shared by every AuthFixture: the port and the unique object keep
+            // these items apart from other tests'.
+            let tag = UUID().uuidString.prefix(8).lowercased()
+            let planted = try keyring.plant([
+                .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port, "object": "other-\(tag)"], label: "other path", secret: "other-path-secret"),
+                .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "https", "port": port, "object": "tls-\(tag)"], label: "https", secret: "https-secret"),
+                .secretTool(["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port, "authtype": "basic-\(tag)"], label: "authtype", secret: "authtype-secret"),
+                // The whole URL in server (the old vault shape) plus an attribute of its own.
+                .secretTool(["user": "alice", "server": fixture.url, "protocol": "http", "port": port, "object": "old-\(tag)"], label: "whole URL", secret: "whole-url-secret"),
+            ])
+            var env = self.env
+            env["VAULT_FILE"] = nil
+            let shape = ["user": "alice", "server": "127.0.0.1", "protocol": "http", "port": port]
+            let secrets = [fixture.password] + planted.map(\.neighbour.secret)
 
-        let login = try await fixture.vault(["login", "--server", fixture.url, "--account", "alice"], stdin: fixture.password, env: env)
-        expectClean(login, stdout: nil, secrets: secrets)
-        #expect(!login.out.contains(fixture.password))
-        try keyring.expectUntouched(planted, after: "vault login")
-        #expect(try ownItems(shape, besides: planted) == [shape], "the password item has exactly the URL's shape")
-        let password = try await fixture.vault(["load", "--server", fixture.url, "--account", "alice"], env: env)
-        expectClean(password, stdout: fixture.password, secrets: [fixture.password])
+            let login = try await fixture.vault(["login", "--server", fixture.url, "--account", "alice"], stdin: fixture.password, env: env)
+            expectClean(login, stdout: nil, secrets: secrets)
+            #expect(!login.out.contains(fixture.password))
+            try keyring.expectUntouched(planted, after: "vault login")
+            #expect(try ownItems(shape, besides: planted) == [shape], "the password item has exactly the URL's shape")
+            let password = try await fixture.vault(["load", "--server", fixture.url, "--account", "alice"], env: env)
+            expectClean(password, stdout: fixture.password, secrets: [fixture.password])
 
-        let logout = try await fixture.vault(["logout", "--server", fixture.url, "--account", "alice"], env: env)
-        expectClean(logout, stdout: nil, secrets: secrets)
-        try keyring.expectUntouched(planted, after: "vault logout")
-        #expect(try ownItems(shape, besides: planted) == [shape], "logout keeps the password")
+            let logout = try await fixture.vault(["logout", "--server", fixture.url, "--account", "alice"], env: env)
+            expectClean(logout, stdout: nil, secrets: secrets)
+            try keyring.expectUntouched(planted, after: "vault logout")
+            #expect(try ownItems(shape, besides: planted) == [shape], "logout keeps the password")
 
-        let forget = try await fixture.vault(["logout", "--server", fixture.url, "--account", "alice", "--forget-password"], env: env)
-        expectClean(forget, stdout: nil, secrets: secrets)
-        try keyring.expectUntouched(planted, after: "vault logout --forget-password")
-        #expect(try ownItems(shape, besides: planted).isEmpty)
-        for item in planted { _ = try keyring.gdbus(item.path, "org.freedesktop.Secret.Item.Delete", []) }
+            let forget = try await fixture.vault(["logout", "--server", fixture.url, "--account", "alice", "--forget-password"], env: env)
+            expectClean(forget, stdout: nil, secrets: secrets)
+            try keyring.expectUntouched(planted, after: "vault logout --forget-password")
+            #expect(try ownItems(shape, besides: planted).isEmpty)
+            for item in planted { _ = try keyring.gdbus(item.path, "org.freedesktop.Secret.Item.Delete", []) }
+        }
     }
 
     // MARK: Hostile labels and secrets

@@ -1,6 +1,7 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// Attacks on where the bearer token goes: every trick that makes a target name another
 /// host. The account is logged in to the real reference server; a second listener plays
@@ -9,19 +10,13 @@ import Testing
 struct OriginAttackTests {
     /// Runs `body` with a logged-in fixture and an attacker's listener, then stops both.
     func withLoggedIn(_ body: (AuthFixture, HostileServer) async throws -> Void) async throws {
-        let fixture = try await AuthFixture()
-        let attacker = try HostileServer { _ in HostileServer.response(200, "{\"stolen\":true}") }
-        let login = try await fixture.login()
-        #expect(login.status == 0, "\(login.err)")
-        do {
+        try await withAuthFixture { fixture in
+            let attacker = try HostileServer { _ in HostileServer.response(200, "{\"stolen\":true}") }
+            defer { attacker.stop() }
+            let login = try await fixture.login()
+            #expect(login.status == 0, "\(login.err)")
             try await body(fixture, attacker)
-        } catch {
-            attacker.stop()
-            await fixture.stop()
-            throw error
         }
-        attacker.stop()
-        await fixture.stop()
     }
 
     /// Targets that name the attacker's host, in every spelling that parsers disagree on.
@@ -81,18 +76,18 @@ struct OriginAttackTests {
 
     @Test("--server with a query or a fragment, and a non-UTF-8 password: exit 2 with the reason")
     func badServerAndPassword() async throws {
-        let fixture = try await AuthFixture()
-        defer { Task { await fixture.stop() } }
-        for server in [fixture.url + "#frag", fixture.url + "?q=1"] {
-            let result = try await fixture.vault(["login", "--server", server, "--account", "alice"], stdin: fixture.password)
-            #expect(result.status == 2, "\(server): \(result.err)")
-            #expect(result.err.contains("without a query or a fragment"))
+        try await withAuthFixture { fixture in
+            for server in [fixture.url + "#frag", fixture.url + "?q=1"] {
+                let result = try await fixture.vault(["login", "--server", server, "--account", "alice"], stdin: fixture.password)
+                #expect(result.status == 2, "\(server): \(result.err)")
+                #expect(result.err.contains("without a query or a fragment"))
+            }
+            let binary = try await VaultProcess.vaultAsync(
+                ["login", "--server", fixture.url, "--account", "alice"], environment: fixture.env, stdin: Data([0xFF, 0xFE, 0x41]))
+            #expect(binary.status == 2, "\(binary.err)")
+            #expect(binary.err.contains("not UTF-8"))
+            #expect(fixture.server.stats.logins == 0 && fixture.server.stats.failedLogins == 0)
         }
-        let binary = try await VaultProcess.vaultAsync(
-            ["login", "--server", fixture.url, "--account", "alice"], environment: fixture.env, stdin: Data([0xFF, 0xFE, 0x41]))
-        #expect(binary.status == 2, "\(binary.err)")
-        #expect(binary.err.contains("not UTF-8"))
-        #expect(fixture.server.stats.logins == 0 && fixture.server.stats.failedLogins == 0)
     }
 
     @Test("same-origin spellings are sent to the server: upper-case scheme and host, explicit port, %2F, a query with ://")
@@ -228,16 +223,11 @@ struct HostileFixture {
 
     init(server: String) throws {
         self.server = server
-        var template = Array("\(NSTemporaryDirectory())/vault-hostile-XXXXXX".utf8CString)
-        dir = String(cString: mkdtemp(&template)!)
+        dir = try TemporaryDirectory.make(prefix: "vault-hostile")
     }
 
     var environment: [String: String] {
-        var env = VaultProcess.baseEnvironment(home: dir)
-        env["VAULT_BACKEND"] = "file"
-        env["VAULT_FILE"] = "\(dir)/vault/vault.db"
-        env["VAULT_PASSPHRASE"] = "hostile fixture passphrase"
-        return env
+        VaultProcess.fileBackendEnvironment(home: dir, file: "\(dir)/vault/vault.db", passphrase: "hostile fixture passphrase")
     }
 
     /// `vault COMMAND --server SERVER --account alice ARGS...` (the first argument is the command).
@@ -249,5 +239,5 @@ struct HostileFixture {
             command, environment: environment.merging(extra) { $1 }, stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: dir) }
+    func remove() { TemporaryDirectory.remove(dir) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// Attacks on the encrypted vault file: the path, the directory, the lock, the size,
 /// concurrent and killed `passwd`, a person sitting at a prompt. Each: the documented
@@ -13,21 +14,17 @@ final class VaultFileAttackTests {
     let secret = "stored-secret-8e2a-do-not-print"
 
     init() throws {
-        var template = Array("\(NSTemporaryDirectory())/vault-file-attack-XXXXXX".utf8CString)
-        dir = String(cString: mkdtemp(&template)!)
+        dir = try TemporaryDirectory.make(prefix: "vault-file-attack")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: dir) }
+    deinit { TemporaryDirectory.remove(dir) }
 
     var vaultDir: String { "\(dir)/data" }
     var vaultFile: String { "\(vaultDir)/vault.db" }
 
     /// File backend with the passphrase in `VAULT_PASSPHRASE`, no terminal.
     func env(_ extra: [String: String] = [:]) -> [String: String] {
-        var env = VaultProcess.baseEnvironment(home: dir)
-        env["VAULT_BACKEND"] = "file"
-        env["VAULT_FILE"] = vaultFile
-        env["VAULT_PASSPHRASE"] = passphrase
+        var env = VaultProcess.fileBackendEnvironment(home: dir, file: vaultFile, passphrase: passphrase)
         env["VAULT_LOCK_TIMEOUT"] = "2"
         return env.merging(extra) { $1 }
     }
@@ -116,7 +113,7 @@ final class VaultFileAttackTests {
             let first = file("first-\(round)", "first-\(round)-phrase")
             let second = file("second-\(round)", "second-\(round)-phrase")
             let running = try [first, second].map { path in
-                try VaultProcess.start(VaultProcess.vaultPath, ["passwd", "--new-passphrase-file", path], environment: env(vaultEnv))
+                try ChildProcess.start(VaultProcess.vaultPath, ["passwd", "--new-passphrase-file", path], environment: env(vaultEnv))
             }
             var results: [ProcessResult] = []
             for process in running { results.append(try await process.finishAsync(timeout: 30)) }
@@ -148,7 +145,7 @@ final class VaultFileAttackTests {
             let next = "round-\(round)-phrase"
             let delay = round % 2 == 0 ? "400" : "0"
             let stale = temporaryFiles()
-            let process = try VaultProcess.start(
+            let process = try ChildProcess.start(
                 VaultProcess.vaultPath, ["passwd", "--new-passphrase-file", file("next-\(round)", next)],
                 environment: env(["VAULT_PASSPHRASE": current, "VAULT_TEST_WRITE_DELAY_MS": delay]))
             if delay != "0", await waitForNewTemporaryFile(besides: stale, limit: 10) {
@@ -178,7 +175,7 @@ final class VaultFileAttackTests {
         #expect(try await save("a", secret).status == 0)
         for (what, redirect) in [("a full disk", ">/dev/full"), ("a closed stdout", ">&-")] {
             for command in ["load --server s --account a", "list", "list --json"] {
-                let result = try await VaultProcess.start(
+                let result = try await ChildProcess.start(
                     "/bin/sh", ["-c", "exec \"$0\" \(command) \(redirect)", VaultProcess.vaultPath], environment: env()
                 ).finishAsync(timeout: 30)
                 expectOneLine(result, status: 4, "\(command) to \(what)", mentioning: "could not write to standard output")
@@ -207,7 +204,7 @@ final class VaultFileAttackTests {
     @Test("a lock held elsewhere: save gives up within its bound naming the lock file (exit 4); reads go on")
     func heldLock() async throws {
         #expect(try await save("a", secret).status == 0)
-        let holder = try VaultProcess.start("/usr/bin/flock", [vaultFile + ".lock", "sleep", "20"], environment: env())
+        let holder = try ChildProcess.start("/usr/bin/flock", [vaultFile + ".lock", "sleep", "20"], environment: env())
         defer { holder.kill() }
         try await Task.sleep(for: .milliseconds(300))
         let blocked = try await vault(["save", "--server", "s", "--account", "b"], stdin: Data("x".utf8), timeout: 15)
@@ -350,7 +347,7 @@ final class VaultFileAttackTests {
             echo_after = bool(termios.tcgetattr(slave)[3] & termios.ECHO)
             print("prompt=%s echo_at_prompt=%s echo_after=%s exit=%s core=%s" % (b"passphrase" in seen, echo_at_prompt, echo_after, code, core))
             """#
-        let result = try await VaultProcess.start("/usr/bin/python3", ["-c", script, VaultProcess.vaultPath, how], environment: ttyEnv)
+        let result = try await ChildProcess.start("/usr/bin/python3", ["-c", script, VaultProcess.vaultPath, how], environment: ttyEnv)
             .finishAsync(timeout: 40)
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("prompt=True echo_at_prompt=False echo_after=True"), "\(result.out) \(result.err)")

@@ -1,0 +1,27 @@
+import Testing
+import VaultStore
+import VaultTestSupport
+
+@Suite struct InMemoryStoreTests {
+    @Test(arguments: StoreContract.Rule.allCases)
+    func keepsTheContract(rule: StoreContract.Rule) throws {
+        try rule.verify(InMemoryStore())
+    }
+
+    @Test func keepsTheWholeContractOnOneStore() throws {
+        try StoreContract.verifyAll(InMemoryStore())
+    }
+
+    @Test func secretsNeverPrintThemselves() {
+        let credential = Credential(server: "s", account: "a", secret: Secret("hunter2-very-secret"))
+        for text in [
+            "\(credential)", String(describing: credential.secret), String(reflecting: credential),
+            String(reflecting: credential.secret),
+        ] {
+            #expect(!text.contains("hunter2"))
+        }
+        var dumped = ""
+        dump(credential, to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+    }
+}
