@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// `{"login","password"}`: the body of `POST /api/register` and `POST /api/login`.
 public struct AuthBody: Codable, Sendable, Equatable {
     /// The user's login.

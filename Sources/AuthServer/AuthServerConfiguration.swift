@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 public import Logging
 
 /// A `NAME:SECRET` pair: a pre-registered user (`login:password`) or an OAuth client

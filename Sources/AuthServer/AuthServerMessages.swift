@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// The exact `message` strings the reference auth API puts in its `{"code","message"}`
 /// error bodies.
 ///

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 
 /// Why an authentication operation failed; each case maps to a stable message and status.
@@ -177,8 +180,9 @@ final class AuthService: Sendable {
         let now = WallClock.millis()
         let newID = UUID().uuidString
         let newExpiry = now + refreshLifetimeMillis
-        guard case .rotated(let user) = users.rotate(
-            userID: userID, oldID: claims.id.value, newID: newID, newExpiresAtMillis: newExpiry, now: now)
+        guard
+            case .rotated(let user) = users.rotate(
+                userID: userID, oldID: claims.id.value, newID: newID, newExpiresAtMillis: newExpiry, now: now)
         else {
             return .failure(.invalidRefreshToken)
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// OAuth clients (`client_id` with a hashed `client_secret`) accepted by `POST /oauth/token`.
 final class ClientDirectory: Sendable {
     private let clients: [String: PasswordHash]

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// The fixed list served by `GET /api/get_devs`.
 enum DeveloperDirectory {
     /// The developers, in id order.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Synchronization
 
 /// How the refresh endpoints (`POST /api/refresh_tokens` and the OAuth `refresh_token` grant)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// RFC 6749 §5.2 error codes used by `POST /oauth/token`.
 public enum OAuthErrorCode: String, Codable, Sendable {
     /// Missing or repeated parameter, wrong content type, unreadable body (400).

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Synchronization
 
 /// The counters served by `GET /api/stats` (all start at zero).

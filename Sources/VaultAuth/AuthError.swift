@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import VaultStore
 
 /// What can go wrong when a request is authorised, sent or refreshed. Callers branch on

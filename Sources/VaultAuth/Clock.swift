@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 
 /// The wall clock VaultAuth reads. Tests inject one that is minutes ahead or behind.
@@ -85,8 +88,10 @@ enum HTTPDate {
         guard clock.count == 3, (1...31).contains(day), (1970...9999).contains(year), (0...23).contains(clock[0]),
             (0...59).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(daysSinceEpoch(year: year, month: month + 1, day: day) * 86_400
-            + clock[0] * 3600 + clock[1] * 60 + clock[2]))
+        return Date(
+            timeIntervalSince1970: TimeInterval(
+                daysSinceEpoch(year: year, month: month + 1, day: day) * 86_400
+                    + clock[0] * 3600 + clock[1] * 60 + clock[2]))
     }
 
     /// Days from 1970-01-01 to the given civil date (proleptic Gregorian calendar).

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Logging
 import VaultStore
@@ -26,7 +29,9 @@ public enum RequesterEvent: Sendable, Equatable {
 /// Logs in again when a refresh fails for good (see `SilentReauthenticator`).
 public protocol Reauthenticating: Sendable {
     /// New tokens from a fresh login, or the error to report.
-    func reauthenticate(account: AccountItems, provider: any AuthProvider, after failure: AuthError) async throws(AuthError)
+    func reauthenticate(
+        account: AccountItems, provider: any AuthProvider, after failure: AuthError
+    ) async throws(AuthError)
         -> TokenSet
 }
 
@@ -66,9 +71,11 @@ public actor Requester {
 
         /// Creates a configuration. Defaults: leeway ``TokenSet/defaultLeeway``, request timeout 30 s, lock
         /// timeout 60 s, ``RefreshLock/Placement/automatic``, and at most 3 rejection refreshes in 60 s.
-        public init(leeway: TimeInterval = TokenSet.defaultLeeway, requestTimeout: Duration = .seconds(30),
-                    lockTimeout: Duration = .seconds(60), lock: RefreshLock.Placement = .automatic,
-                    refreshWindow: (interval: Duration, maximumAttempts: Int) = (.seconds(60), 3)) {
+        public init(
+            leeway: TimeInterval = TokenSet.defaultLeeway, requestTimeout: Duration = .seconds(30),
+            lockTimeout: Duration = .seconds(60), lock: RefreshLock.Placement = .automatic,
+            refreshWindow: (interval: Duration, maximumAttempts: Int) = (.seconds(60), 3)
+        ) {
             self.leeway = leeway
             self.requestTimeout = requestTimeout
             self.lockTimeout = lockTimeout
@@ -219,7 +226,7 @@ public actor Requester {
         case .stale:
             do {
                 return try await refreshedTokens(replacing: current)
-            } catch where error.isTransient && current.freshness(at: clock.now(), leeway: 0) != .expired {
+            } catch  where error.isTransient && current.freshness(at: clock.now(), leeway: 0) != .expired {
                 logger.notice("refresh failed (\(error)); the access token is still valid, using it")
                 return current
             }
@@ -234,9 +241,9 @@ public actor Requester {
         let task: Task<Result<TokenSet?, AuthError>, Never>
         switch state {
         case .ready(let held), .refreshing(let held, _): return held.tokens
-        case .absent: throw notLoggedIn
         case .loading(let running): task = running
-        case .unloaded:
+        case .unloaded, .absent:
+            // No tokens yet: read the store (again), so a login by another process counts.
             let account = self.account
             task = Task {
                 do throws(AuthError) { return .success(try await account.loadTokens()) } catch { return .failure(error) }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import VaultStore
 
 /// The account's tokens as a ``Requester`` holds them: exactly one of these at a time.
@@ -16,7 +19,8 @@ enum TokenState {
     case unloaded
     /// The first read of the store, shared by every request that arrives meanwhile.
     case loading(Task<Result<TokenSet?, AuthError>, Never>)
-    /// The store holds no tokens: not logged in.
+    /// The store held no tokens at the last read: not logged in (the next request reads
+    /// the store again, so a login by another process is seen).
     case absent
     /// Tokens to send.
     case ready(HeldTokens)

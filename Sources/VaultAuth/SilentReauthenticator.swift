@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Crypto
 import Foundation
 import Logging
@@ -44,7 +47,9 @@ public struct SilentReauthenticator: Reauthenticating {
     /// Loads the stored password when the provider needs one (none: ``AuthError/authentication(_:providerCode:)``),
     /// then logs in once, unless the same credentials were rejected within the cool-down. Other failures are
     /// rethrown and change nothing stored. See ``Reauthenticating/reauthenticate(account:provider:after:)``.
-    public func reauthenticate(account: AccountItems, provider: any AuthProvider, after failure: AuthError) async throws(AuthError)
+    public func reauthenticate(
+        account: AccountItems, provider: any AuthProvider, after failure: AuthError
+    ) async throws(AuthError)
         -> TokenSet
     {
         var password: Secret?

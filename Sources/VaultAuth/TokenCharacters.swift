@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// Which strings vault accepts as tokens from a server.
 ///
 /// A token travels in an `Authorization` header, in a form body and, for `vault token`,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 @_spi(Benchmarks) import VaultStore
 
@@ -40,14 +43,16 @@ enum FileStoreBench {
         var process = Table(
             "Encrypted file: whole process (release build), 10 items",
             columns: ["what", "median", "min", "runs", "target"])
-        process.add("scrypt key derivation (\(KDFParameters.default))", format(kdf), format(kdfTimes.min() ?? .nan), "\(kdfTimes.count)", "0.25 to 0.5 s")
+        process.add(
+            "scrypt key derivation (\(KDFParameters.default))", format(kdf), format(kdfTimes.min() ?? .nan), "\(kdfTimes.count)", "0.25 to 0.5 s")
         let environment = [
             "HOME": workDirectory, "VAULT_BACKEND": "file", "VAULT_FILE": "\(workDirectory)/bench-10/vault.db",
             "VAULT_PASSPHRASE": "benchmark passphrase",
         ]
         var statuses: Set<Int32> = []
         let runs = (0..<15).map { _ in
-            let (time, status) = Measure.runProcess(vaultBinary, ["load", "--server", "server-3.example", "--account", "account-3"], environment: environment)
+            let (time, status) = Measure.runProcess(
+                vaultBinary, ["load", "--server", "server-3.example", "--account", "account-3"], environment: environment)
             statuses.insert(status)
             return time
         }
@@ -55,7 +60,9 @@ enum FileStoreBench {
         let benchBinary = URL(fileURLWithPath: vaultBinary).deletingLastPathComponent().appendingPathComponent("VaultBench").path
         let coldKDF = Measure.median((0..<7).map { _ in Measure.runProcess(benchBinary, ["kdf-once"], environment: [:]).0 })
         let startup = Measure.median((0..<15).map { _ in Measure.runProcess(vaultBinary, ["--version"], environment: [:]).0 })
-        process.add("`vault load` (exit \(statuses.sorted()))", format(whole), format(runs.min() ?? .nan), "\(runs.count)", "≤ KDF + 20 ms = \(format(kdf + 20))")
+        process.add(
+            "`vault load` (exit \(statuses.sorted()))", format(whole), format(runs.min() ?? .nan), "\(runs.count)",
+            "≤ KDF + 20 ms = \(format(kdf + 20))")
         process.add("`vault load` minus KDF", format(whole - kdf), "", "", "≤ 20 ms")
         process.add("`vault --version` (process start-up alone)", format(startup), "", "15", "")
         process.add("one cold KDF in a fresh process (start-up + 128 MiB first touch)", format(coldKDF), "", "7", "")

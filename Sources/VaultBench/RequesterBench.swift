@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AsyncHTTPClient
 import AuthServer
 import Foundation
@@ -18,18 +21,22 @@ enum RequesterBench {
     }
 
     static func startServer(accessTTL: Double, refreshTTL: Double = 600) async throws -> (ReferenceAuthServer, URL) {
-        let server = try ReferenceAuthServer(configuration: AuthServerConfiguration(
-            accessTokenLifetime: accessTTL, refreshTokenLifetime: refreshTTL, users: [CredentialPair(name: "bench", secret: "bench-pw")]))
+        let server = try ReferenceAuthServer(
+            configuration: AuthServerConfiguration(
+                accessTokenLifetime: accessTTL, refreshTokenLifetime: refreshTTL, users: [CredentialPair(name: "bench", secret: "bench-pw")]))
         let port = try await server.start()
         return (server, URL(string: "http://127.0.0.1:\(port)")!)
     }
 
-    static func session(_ url: URL, transport: any HTTPTransport, store: any SecureStore = InMemoryStore(),
-                        lock: RefreshLock.Placement = .inProcessOnly) -> AuthSession {
+    static func session(
+        _ url: URL, transport: any HTTPTransport, store: any SecureStore = InMemoryStore(),
+        lock: RefreshLock.Placement = .inProcessOnly
+    ) -> AuthSession {
         var quiet = Logger(label: "vault.bench")
         quiet.logLevel = .error
-        return AuthSession(store: store, server: url.absoluteString, account: "bench", transport: transport,
-                           configuration: .init(lock: lock), logger: quiet)
+        return AuthSession(
+            store: store, server: url.absoluteString, account: "bench", transport: transport,
+            configuration: .init(lock: lock), logger: quiet)
     }
 
     // MARK: throughput
@@ -50,8 +57,9 @@ enum RequesterBench {
 
         let total = 6_000
         let concurrency = 64
-        var table = Table("Requester throughput (GET /api/get_devs, \(total) requests, concurrency \(concurrency), in-process server)",
-                          columns: ["client", "round", "requests/s", "ratio to raw"])
+        var table = Table(
+            "Requester throughput (GET /api/get_devs, \(total) requests, concurrency \(concurrency), in-process server)",
+            columns: ["client", "round", "requests/s", "ratio to raw"])
         var rawRates: [Double] = []
         var requesterRates: [Double] = []
         for round in 1...5 {
@@ -72,8 +80,9 @@ enum RequesterBench {
             table.add("Requester", "\(round)", String(format: "%.0f", requesterRate), String(format: "%.3f", requesterRate / rawRate))
         }
         let ratio = Measure.median(requesterRates) / Measure.median(rawRates)
-        table.add("**median**", "", String(format: "%.0f / %.0f", Measure.median(requesterRates), Measure.median(rawRates)),
-                  String(format: "**%.3f** (target ≥ 0.95)", ratio))
+        table.add(
+            "**median**", "", String(format: "%.0f / %.0f", Measure.median(requesterRates), Measure.median(rawRates)),
+            String(format: "**%.3f** (target ≥ 0.95)", ratio))
         table.print()
         try await client.shutdown()
         await transport.shutdown()
@@ -201,11 +210,13 @@ enum RequesterBench {
             plain.append(Measure.milliseconds(ContinuousClock.now - plainStart))
             guard plainResponse.status == 200 else { throw AuthError.server(status: plainResponse.status, message: "plain") }
         }
-        var table = Table("Silent re-login (dead refresh token), in-process server, 25 runs",
-                          columns: ["path", "median", "p95", "HTTP calls", "target"])
-        table.add("request with a dead refresh token (refresh → login → request, + store writes)",
-                  format(Measure.median(relogin)), format(Measure.percentile(relogin, 0.95)),
-                  calls.sorted().map(String.init).joined(separator: ", "), "exactly 3 calls")
+        var table = Table(
+            "Silent re-login (dead refresh token), in-process server, 25 runs",
+            columns: ["path", "median", "p95", "HTTP calls", "target"])
+        table.add(
+            "request with a dead refresh token (refresh → login → request, + store writes)",
+            format(Measure.median(relogin)), format(Measure.percentile(relogin, 0.95)),
+            calls.sorted().map(String.init).joined(separator: ", "), "exactly 3 calls")
         table.add("plain login + request", format(Measure.median(plain)), format(Measure.percentile(plain, 0.95)), "2", "")
         table.print()
         await inner.shutdown()

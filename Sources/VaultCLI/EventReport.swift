@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import VaultAuth
 
 /// One readable line per Requester event, on stderr: with `--verbose` every event,

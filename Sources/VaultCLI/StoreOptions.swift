@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import ArgumentParser
 import Foundation
 import VaultAuth
@@ -10,22 +13,26 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "Where to keep items: auto, secret-service or file (env: VAULT_BACKEND; default auto).")
     var backend: BackendKind?
 
-    @Option(help: ArgumentHelp(
-        "The encrypted vault file (env: VAULT_FILE; default ${XDG_DATA_HOME:-~/.local/share}/vault/vault.db).",
-        valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The encrypted vault file (env: VAULT_FILE; default ${XDG_DATA_HOME:-~/.local/share}/vault/vault.db).",
+            valueName: "path"))
     var file: String?
 
-    @Option(help: ArgumentHelp(
-        "Read the vault passphrase from this file (env: VAULT_PASSPHRASE_FILE; also $CREDENTIALS_DIRECTORY/vault-passphrase, VAULT_PASSPHRASE, else the terminal).",
-        valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Read the vault passphrase from this file (env: VAULT_PASSPHRASE_FILE; also "
+                + "$CREDENTIALS_DIRECTORY/vault-passphrase, VAULT_PASSPHRASE, else the terminal).",
+            valueName: "path"))
     var passphraseFile: String?
 
     @Flag(name: .shortAndLong, help: "Say on stderr which backend was chosen and why.")
     var verbose = false
 
-    @Option(help: ArgumentHelp(
-        "How long to wait for a person to answer a keyring prompt (unlock, allow access, confirm a deletion); default 60.",
-        valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "How long to wait for a person to answer a keyring prompt (unlock, allow access, confirm a deletion); default 60.",
+            valueName: "seconds"))
     var promptTimeout: Double?
 
     @Flag(help: "Never show a keyring prompt: fail at once (exit 3), as when no terminal or display is there.")

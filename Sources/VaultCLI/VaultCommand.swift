@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import ArgumentParser
 import Foundation
 import Logging
@@ -13,8 +16,9 @@ public struct VaultCommand: AsyncParsableCommand {
             Secrets are read from standard input or the terminal, never from arguments.
 
             Exit codes: 0 success; 1 not found; 2 bad usage or input; 3 authentication \
-            failure (wrong passphrase, damaged or modified vault file, locked keyring); \
-            4 backend unavailable (or unsafe file permissions); 5 network or server error.
+            failure (wrong passphrase, damaged or modified vault file, locked keyring, a \
+            keyring prompt not answered); 4 backend unavailable (or unsafe file permissions, \
+            a lock held too long, output that cannot be written); 5 network or server error.
             """,
         version: "0.1.0",
         subcommands: [

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// Which store a program should use, and why.
 public enum BackendKind: String, Sendable, CaseIterable {
     /// Choose at run time: the Secret Service when it answers, else the encrypted file.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// What an item holds. Password items are what users and other tools (`secret-tool`,
 /// Seahorse) see; the other kinds are vault's own bookkeeping for an account and are
 /// stored so that a password lookup never matches them.

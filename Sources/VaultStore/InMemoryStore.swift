@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Synchronization
 
 /// A store that keeps items in memory only, for other tools' tests and for caches.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// Secret bytes (a password, a token, a passphrase) that never print themselves.
 ///
 /// `description`, `debugDescription` and `dump` show `<redacted N bytes>` only, so a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// The KeyChain-style contract every backend keeps.
 ///
 /// - An item is keyed by `(server, account)` and holds a secret and a label.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// One kind of store, as backend selection sees it: whether it can run here (and why),
 /// and how it opens itself. After Python keyring's `viable`/`priority`: a new backend is
 /// one conforming type and one line in ``BackendKind/backend`` (and, if `auto` may pick

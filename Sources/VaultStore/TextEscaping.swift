@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// Makes text from servers, keyrings and other programs safe to show on a terminal.
 ///
 /// Control characters (C0, DEL, C1), the line and paragraph separators, and the

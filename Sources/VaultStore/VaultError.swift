@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// The one error type of every store. Each case is something a caller can act on, and
 /// none of them ever carries a secret.
 public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,13 +1,18 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
 
 @Suite("Bad input gives 400, never a crash")
 struct BadInputTests {
-    @Test("malformed JSON, wrong shapes and wrong types", arguments: [
-        "{", "not json", "[]", "[1,2]", "\"text\"", "null", "42", #"{"login": 5, "password": "x"}"#,
-        #"{"login": ["a"], "password": "x"}"#, "\u{FF}\u{FE}",
-    ])
+    @Test(
+        "malformed JSON, wrong shapes and wrong types",
+        arguments: [
+            "{", "not json", "[]", "[1,2]", "\"text\"", "null", "42", #"{"login": 5, "password": "x"}"#,
+            #"{"login": ["a"], "password": "x"}"#, "\u{FF}\u{FE}",
+        ])
     func malformedJSON(body: String) async throws {
         try await withServer { _, client in
             for path in ["/api/register", "/api/login"] {
@@ -17,10 +22,12 @@ struct BadInputTests {
         }
     }
 
-    @Test("missing or empty fields", arguments: [
-        "{}", #"{"login":"a"}"#, #"{"password":"a"}"#, #"{"login":"","password":"x"}"#,
-        #"{"login":"a","password":""}"#, #"{"login":null,"password":"x"}"#,
-    ])
+    @Test(
+        "missing or empty fields",
+        arguments: [
+            "{}", #"{"login":"a"}"#, #"{"password":"a"}"#, #"{"login":"","password":"x"}"#,
+            #"{"login":"a","password":""}"#, #"{"login":null,"password":"x"}"#,
+        ])
     func missingFields(body: String) async throws {
         try await withServer { _, client in
             for path in ["/api/register", "/api/login"] {
@@ -29,9 +36,11 @@ struct BadInputTests {
         }
     }
 
-    @Test("wrong or missing content type", arguments: [
-        Optional("text/plain"), Optional("application/x-www-form-urlencoded"), Optional("application/jsonp"), nil,
-    ])
+    @Test(
+        "wrong or missing content type",
+        arguments: [
+            Optional("text/plain"), Optional("application/x-www-form-urlencoded"), Optional("application/jsonp"), nil,
+        ])
     func wrongContentType(contentType: String?) async throws {
         try await withServer { _, client in
             let body = #"{"login":"a","password":"b"}"#
@@ -67,7 +76,8 @@ struct BadInputTests {
     func oversizedChunkedBody() async throws {
         try await withServer { _, client in
             let chunk = String(repeating: "z", count: 16 * 1024)
-            var raw = "POST /api/register HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            var raw =
+                "POST /api/register HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
             for _ in 0..<5 {
                 raw += String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n"
             }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
@@ -151,7 +154,8 @@ struct TestControlEndpointTests {
             #expect(server.faults.setting == RefreshFaults.Setting(mode: .hang, remaining: nil, hangSeconds: 2.5))
             #expect(try await client.post("/api/test/fault", body: #"{"mode":"normal"}"#).status == 200)
             #expect(server.faults.setting.mode == .normal)
-            expectError(try await client.post("/api/test/fault", body: #"{"mode":"explode"}"#), status: 400, message: AuthServerMessages.malformedJSON)
+            expectError(
+                try await client.post("/api/test/fault", body: #"{"mode":"explode"}"#), status: 400, message: AuthServerMessages.malformedJSON)
         }
     }
 
@@ -173,7 +177,8 @@ struct TestControlEndpointTests {
             #expect(try await client.login(login, "fresh").status == 200)
 
             expectError(try await client.post("/api/test/revoke_refresh_tokens", body: #"{"login":"ghost"}"#), status: 404, message: "unknown login")
-            expectError(try await client.post("/api/test/set_password", body: #"{"login":"ghost","password":"x"}"#), status: 404, message: "unknown login")
+            expectError(
+                try await client.post("/api/test/set_password", body: #"{"login":"ghost","password":"x"}"#), status: 404, message: "unknown login")
             expectError(try await client.post("/api/test/set_password", body: "{"), status: 400, message: AuthServerMessages.malformedJSON)
 
             #expect(try await client.post("/api/test/reset_stats").status == 200)

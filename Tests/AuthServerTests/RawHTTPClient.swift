@@ -1,9 +1,12 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A parsed HTTP/1.1 reply.
@@ -62,9 +65,9 @@ enum RawHTTP {
 
     private static func blockingExchange(port: Int, bytes: Data, timeout: Double) throws -> Data {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw RawHTTPError.socket("socket: \(errno)") }
         defer { close(fd) }
@@ -88,9 +91,9 @@ enum RawHTTP {
         // so a failed write just moves on to reading the reply.
         let sendFlags: Int32
         #if canImport(Glibc)
-        sendFlags = Int32(MSG_NOSIGNAL)
+            sendFlags = Int32(MSG_NOSIGNAL)
         #else
-        sendFlags = 0
+            sendFlags = 0
         #endif
         bytes.withUnsafeBytes { buffer in
             var offset = 0

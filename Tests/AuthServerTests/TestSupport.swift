@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
@@ -52,7 +55,9 @@ struct APIClient: Sendable {
     }
 
     /// `POST /oauth/token` with form fields (encoded here) and optional Basic credentials.
-    func oauth(_ fields: [(String, String)], basic: (String, String)? = nil, contentType: String = "application/x-www-form-urlencoded") async throws -> HTTPReply {
+    func oauth(
+        _ fields: [(String, String)], basic: (String, String)? = nil, contentType: String = "application/x-www-form-urlencoded"
+    ) async throws -> HTTPReply {
         var headers: [(String, String)] = []
         if let basic {
             let raw = "\(formEncode(basic.0)):\(formEncode(basic.1))"

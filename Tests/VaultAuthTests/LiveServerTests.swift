@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
@@ -146,7 +149,9 @@ extension LiveServerTests {
             }
         }
 
-        @Test("two Requesters sharing one encrypted file and lock directory (two processes): one refresh, the other adopts; a new one uses the rotated tokens")
+        @Test(
+            "two Requesters on one encrypted file and lock directory (two processes): one refresh, one adopts; a new one uses the rotated tokens"
+        )
         func twoProcessesShareTheRefresh() async throws {
             try await withTemporaryDirectory("vaultauth") { directory in
                 let file = directory + "/vault.db"
@@ -201,8 +206,9 @@ extension LiveServerTests {
 extension LiveServerTests {
     @Suite("Refresh endpoint faults")
     struct Faults {
-        @Test("500, garbage or a hang at the refresh endpoint: stale token still used; once expired a transient error; stored tokens kept",
-              arguments: [RefreshFaultMode.status500, .garbage, .hang])
+        @Test(
+            "500, garbage or a hang at the refresh endpoint: stale token still used; once expired a transient error; stored tokens kept",
+            arguments: [RefreshFaultMode.status500, .garbage, .hang])
         func refreshFault(mode: RefreshFaultMode) async throws {
             try await withLiveServer(accessTTL: 5) { live in
                 let store = InMemoryStore()
@@ -250,8 +256,9 @@ extension LiveServerTests {
 extension LiveServerTests {
     @Suite("Wrong local clock")
     struct WrongClock {
-        @Test("local clock ten minutes ahead or behind: no needless refresh, no expired token sent",
-              arguments: [600.0, -600.0])
+        @Test(
+            "local clock ten minutes ahead or behind: no needless refresh, no expired token sent",
+            arguments: [600.0, -600.0])
         func shiftedClock(offset: TimeInterval) async throws {
             try await withLiveServer(accessTTL: 3) { live in
                 let clock = ShiftedClock(offset: offset)
@@ -317,7 +324,9 @@ extension LiveServerTests {
                 let wrong = "wrong-password-\(UUID().uuidString)"
                 if let error = await caughtError({ () async throws(AuthError) in
                     try await live.provider().login(account: testUser, password: Secret(wrong))
-                }) { errors.append(error) }
+                }) {
+                    errors.append(error)
+                }
                 live.server.revokeRefreshTokens(login: testUser)
                 if let error = await caughtError({ () async throws(AuthError) in try await live.provider().refresh(third) }) {
                     errors.append(error)
@@ -330,8 +339,10 @@ extension LiveServerTests {
                 for tokens in [first, second, third] {
                     var dumped = ""
                     dump(tokens, to: &dumped)
-                    texts += [String(describing: tokens), String(reflecting: tokens), "\(tokens)", dumped,
-                              String(describing: [tokens]), String(reflecting: Optional(tokens))]
+                    texts += [
+                        String(describing: tokens), String(reflecting: tokens), "\(tokens)", dumped,
+                        String(describing: [tokens]), String(reflecting: Optional(tokens)),
+                    ]
                 }
                 for error in errors { texts += [error.description, String(reflecting: error), "\(error)"] }
                 for kind in ItemKind.allCases {

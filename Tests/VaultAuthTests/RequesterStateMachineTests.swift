@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
 import VaultStore
@@ -196,6 +199,22 @@ struct RequesterStateMachineTests {
         #expect(f.events.count(of: .refreshed) == 1)
     }
 
+    @Test("not logged in yet: the next request reads the store again, so a later login (by another process) counts")
+    func aLaterLoginIsSeen() async throws {
+        let f = try await Fixture()
+        try await f.account.removeTokens()
+        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let requester = f.requester(transport)
+        let before = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
+        guard case .authentication(let why, _) = before, why.contains("not logged in") else {
+            Issue.record("expected not logged in, got \(String(describing: before))")
+            return
+        }
+        try await f.account.saveTokens(f.initial)
+        #expect(try await requester.send(resource).status == 200)
+        #expect(transport.bearers == ["access-0"])
+    }
+
     @Test("a resource that rejects every new token: at most the refresh window's refreshes, then .excessiveRefresh")
     func refreshStormIsBounded() async throws {
         let f = try await Fixture()
@@ -262,8 +281,9 @@ struct RequesterStateMachineTests {
         #expect(transport.bearers.filter { $0 == "access-1" }.count == 50)
     }
 
-    @Test("a stale token whose refresh fails transiently is still used; the store is unchanged",
-          arguments: [AuthError.server(status: 500, message: "down"), .network("timed out"), .server(status: 200, message: "not JSON")])
+    @Test(
+        "a stale token whose refresh fails transiently is still used; the store is unchanged",
+        arguments: [AuthError.server(status: 500, message: "down"), .network("timed out"), .server(status: 200, message: "not JSON")])
     func staleTokenUsedWhenRefreshFailsTransiently(failure: AuthError) async throws {
         let f = try await Fixture()
         f.provider.fail(with: failure)

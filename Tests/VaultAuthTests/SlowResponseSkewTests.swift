@@ -1,5 +1,9 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
+
 @testable import VaultAuth
 
 /// A response that arrives late must never make an expired token look valid: the skew
@@ -24,8 +28,9 @@ import Testing
                 let skew = ClockSkew.measure(dateHeader: date, sentAt: sent, receivedAt: sent.addingTimeInterval(delay))
                 let serverExpiry = stamp.addingTimeInterval(60)
                 let trueLocalExpiry = serverExpiry.addingTimeInterval(-trueOffset)
-                #expect(skew.local(serverExpiry) <= trueLocalExpiry.addingTimeInterval(0.001),
-                        "offset \(trueOffset), delay \(delay): estimated \(skew.offset)")
+                #expect(
+                    skew.local(serverExpiry) <= trueLocalExpiry.addingTimeInterval(0.001),
+                    "offset \(trueOffset), delay \(delay): estimated \(skew.offset)")
                 #expect(skew.local(serverExpiry) >= trueLocalExpiry.addingTimeInterval(-(delay + 2.6)))
             }
         }
@@ -48,6 +53,7 @@ enum HTTPDateFormatting {
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return String(format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", days[c.weekday! - 1], c.day!, months[c.month! - 1], c.year!, c.hour!, c.minute!, c.second!)
+        return String(
+            format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", days[c.weekday! - 1], c.day!, months[c.month! - 1], c.year!, c.hour!, c.minute!, c.second!)
     }
 }

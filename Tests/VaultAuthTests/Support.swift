@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Logging
@@ -65,8 +68,10 @@ func eventually(limit: Duration = .seconds(10), _ condition: () async -> Bool) a
 
 /// Sleeps until `clock` reads at least `date` (plus `margin`); fails the test instead of
 /// sleeping for more than `limit`.
-func sleep(until date: Date, on clock: any AuthClock = SystemClock(), margin: TimeInterval = 0.05,
-           limit: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func sleep(
+    until date: Date, on clock: any AuthClock = SystemClock(), margin: TimeInterval = 0.05,
+    limit: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let interval = date.addingTimeInterval(margin).timeIntervalSince(clock.now())
     try #require(interval < limit, "refusing to sleep \(interval) s", sourceLocation: sourceLocation)
     if interval > 0 { try await Task.sleep(for: .milliseconds(Int(interval * 1000) + 1)) }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Synchronization
 import Testing
@@ -36,12 +39,15 @@ struct TrustTests {
         return (requester, provider, clock, account)
     }
 
-    @Test("targets that name another host are refused",
-          arguments: ["//127.0.0.1:9999/x", "///127.0.0.1:9999/x", "/\\127.0.0.1:9999/x", "\\\\127.0.0.1:9999/x",
-                      "http://127.0.0.1:9999/x", "http://127.0.0.1:8080@127.0.0.1:9999/x", "http://u:p@127.0.0.1:8080/x",
-                      "http://evil.com\\@127.0.0.1:8080/x", "https://127.0.0.1:8080/x", "http://[::1]:8080/x",
-                      "http://localhost:8080/x", "http:/127.0.0.1:9999/x", "http:127.0.0.1:9999/x", "javascript:alert(1)",
-                      "/x y", "/x\r\nHost: evil", "", "http://127.0.0.1.:8080/x"])
+    @Test(
+        "targets that name another host are refused",
+        arguments: [
+            "//127.0.0.1:9999/x", "///127.0.0.1:9999/x", "/\\127.0.0.1:9999/x", "\\\\127.0.0.1:9999/x",
+            "http://127.0.0.1:9999/x", "http://127.0.0.1:8080@127.0.0.1:9999/x", "http://u:p@127.0.0.1:8080/x",
+            "http://evil.com\\@127.0.0.1:8080/x", "https://127.0.0.1:8080/x", "http://[::1]:8080/x",
+            "http://localhost:8080/x", "http:/127.0.0.1:9999/x", "http:127.0.0.1:9999/x", "javascript:alert(1)",
+            "/x y", "/x\r\nHost: evil", "", "http://127.0.0.1.:8080/x",
+        ])
     func hostileTargets(target: String) {
         guard case .failure(.invalidRequest) = resolved(target) else {
             Issue.record("\(target.debugDescription) resolved to \(resolved(target))")
@@ -83,10 +89,13 @@ struct TrustTests {
         #expect(origin("/relative") == nil)
     }
 
-    @Test("only localhost itself, 127.0.0.0/8 and ::1 are loopback",
-          arguments: [("localhost", true), ("127.0.0.1", true), ("127.255.0.9", true), ("::1", true), ("[::1]", true),
-                      ("evil.localhost", false), ("localhost.evil.com", false), ("127.0.0.1.nip.io", false),
-                      ("0x7f.0.0.1", false), ("127.1", false), ("0177.0.0.1", false), ("::ffff:8.8.8.8", false)])
+    @Test(
+        "only localhost itself, 127.0.0.0/8 and ::1 are loopback",
+        arguments: [
+            ("localhost", true), ("127.0.0.1", true), ("127.255.0.9", true), ("::1", true), ("[::1]", true),
+            ("evil.localhost", false), ("localhost.evil.com", false), ("127.0.0.1.nip.io", false),
+            ("0x7f.0.0.1", false), ("127.1", false), ("0177.0.0.1", false), ("::ffff:8.8.8.8", false),
+        ])
     func loopback(host: String, expected: Bool) {
         #expect(URLPolicy.isLoopback(host) == expected, "\(host)")
     }
@@ -95,8 +104,10 @@ struct TrustTests {
     func requesterOriginRule() async throws {
         let transport = FakeTransport { _ in HTTPResponse(status: 200) }
         let (requester, _, _, _) = try await makeRequester(transport)
-        for other in ["https://evil.example/x", "https://api.example.test:8443/x", "http://api.example.test/x",
-                      "https://user@api.example.test/x", "https://api.example.test.evil.example/x"] {
+        for other in [
+            "https://evil.example/x", "https://api.example.test:8443/x", "http://api.example.test/x",
+            "https://user@api.example.test/x", "https://api.example.test.evil.example/x",
+        ] {
             let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: other)!)) }
             guard case .invalidRequest = error else {
                 Issue.record("\(other): \(String(describing: error))")
@@ -130,7 +141,9 @@ struct TrustTests {
     func redirectLoop() async throws {
         let transport = FakeTransport { _ in HTTPResponse(status: 307, headers: [("Location", "/again")]) }
         let (requester, _, _, _) = try await makeRequester(transport)
-        let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
+        let error = await caughtError { () async throws(AuthError) in
+            try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!))
+        }
         guard case .network = error else {
             Issue.record("\(String(describing: error))")
             return
@@ -168,8 +181,10 @@ struct TrustTests {
         #expect(RefreshLock.Placement.automatic.directory(for: file) == "/srv/vault")
         #expect(RefreshLock.Placement.automatic.directory(for: memory) == RefreshLock.perUserDirectory())
         #expect(RefreshLock.Placement.inProcessOnly.directory(for: memory) == nil)
-        let desktop = RefreshLock.perUserDirectory(environment: ["HOME": "/root", "XDG_RUNTIME_DIR": "/run/user/0",
-                                                                 "XDG_CACHE_HOME": "/root/.cache-desktop"])
+        let desktop = RefreshLock.perUserDirectory(environment: [
+            "HOME": "/root", "XDG_RUNTIME_DIR": "/run/user/0",
+            "XDG_CACHE_HOME": "/root/.cache-desktop",
+        ])
         let cron = RefreshLock.perUserDirectory(environment: ["HOME": "/root"])
         #expect(desktop == cron, "the session's variables do not move the lock")
         #expect(RefreshLock.perUserDirectory(environment: ["VAULT_LOCK_DIR": "/run/vault-locks"]) == "/run/vault-locks")
@@ -188,7 +203,9 @@ struct TrustTests {
                 let (requester, provider, clock, _) = try await makeRequester(
                     FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
                 clock.advance(by: 61)
-                let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)) }
+                let error = await caughtError { () async throws(AuthError) in
+                    try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!))
+                }
                 #expect({ if case .store(.permission) = error { true } else { false } }(), "\(directory): \(String(describing: error))")
                 #expect(error?.description.contains(directory) == true)
                 #expect(provider.refreshCount == 0)
@@ -231,8 +248,9 @@ struct TrustTests {
         for (body, accepted) in cases {
             let transport = FakeTransport { _ in HTTPResponse(status: 200, body: Array(body.utf8)) }
             let provider = try OAuth2Provider(
-                settings: LoginSettings(provider: .oauth2, serverURL: "https://api.example.test",
-                                        tokenURL: "https://auth.example.test/token", clientID: "c", clientSecret: Secret("s")),
+                settings: LoginSettings(
+                    provider: .oauth2, serverURL: "https://api.example.test",
+                    tokenURL: "https://auth.example.test/token", clientID: "c", clientSecret: Secret("s")),
                 transport: transport)
             let error = await caughtError { () async throws(AuthError) in try await provider.login(account: "ann", password: Secret("pw")) }
             #expect((error == nil) == accepted, "\(body): \(String(describing: error))")
@@ -242,8 +260,9 @@ struct TrustTests {
 
     @Test("LoginSettings never show the client secret: description, dump, and the stored form round-trips")
     func settingsRedaction() {
-        let settings = LoginSettings(provider: .oauth2, serverURL: "https://api.example.test", tokenURL: "https://a.example/t",
-                                     clientID: "c", clientSecret: Secret("client-secret-4d2f"))
+        let settings = LoginSettings(
+            provider: .oauth2, serverURL: "https://api.example.test", tokenURL: "https://a.example/t",
+            clientID: "c", clientSecret: Secret("client-secret-4d2f"))
         var dumped = ""
         dump(settings, to: &dumped)
         #expect(!dumped.contains("client-secret-4d2f"), "\(dumped)")

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
 import VaultStore
@@ -154,9 +157,12 @@ struct URLPolicyTests {
         }
     }
 
-    @Test("plain http to a non-loopback host is refused with .invalidRequest",
-          arguments: ["http://example.com/api", "http://10.0.0.1:8080/", "http://192.168.1.10/", "http://127.0.0.1.nip.io/",
-                      "http://localhost.example.com/", "http://[2001:db8::1]/", "http://0x7f.0.0.1/", "ftp://127.0.0.1/x"])
+    @Test(
+        "plain http to a non-loopback host is refused with .invalidRequest",
+        arguments: [
+            "http://example.com/api", "http://10.0.0.1:8080/", "http://192.168.1.10/", "http://127.0.0.1.nip.io/",
+            "http://localhost.example.com/", "http://[2001:db8::1]/", "http://0x7f.0.0.1/", "ftp://127.0.0.1/x",
+        ])
     func refused(url: String) {
         guard case .invalidRequest = refusal(url) else {
             Issue.record("\(url) should be refused, got \(String(describing: refusal(url)))")
@@ -164,9 +170,12 @@ struct URLPolicyTests {
         }
     }
 
-    @Test("http to loopback and https anywhere are allowed",
-          arguments: ["http://127.0.0.1:8080/api", "http://127.1.2.3/", "http://[::1]:9000/x", "http://localhost/",
-                      "http://LOCALHOST:80/", "https://example.com/api", "https://10.0.0.1/"])
+    @Test(
+        "http to loopback and https anywhere are allowed",
+        arguments: [
+            "http://127.0.0.1:8080/api", "http://127.1.2.3/", "http://[::1]:9000/x", "http://localhost/",
+            "http://LOCALHOST:80/", "https://example.com/api", "https://10.0.0.1/",
+        ])
     func allowedURLs(url: String) {
         #expect(allowed(url), "\(url)")
     }
@@ -191,9 +200,10 @@ struct URLPolicyTests {
         try RedirectRule.next(after: request, response: HTTPResponse(status: status, headers: [("Location", location)]))
     }
 
-    @Test("a cross-origin redirect of a GET drops Authorization, Proxy-Authorization and Cookie",
-          arguments: ["https://evil.example.net/x", "https://api.example.com:8443/x", "//evil.example.net/x"],
-          [301, 302, 303, 307, 308])
+    @Test(
+        "a cross-origin redirect of a GET drops Authorization, Proxy-Authorization and Cookie",
+        arguments: ["https://evil.example.net/x", "https://api.example.com:8443/x", "//evil.example.net/x"],
+        [301, 302, 303, 307, 308])
     func crossOrigin(target: String, status: Int) throws {
         let next = try #require(try hop(get, status, target))
         #expect(!URLPolicy.sameOrigin(next.url, get.url))
@@ -279,10 +289,12 @@ struct AuthErrorTests {
 
     @Test("the reference API's answers are classified")
     func classification() {
-        #expect(ReferenceAPIProvider.classify(response(401, "invalid refresh token"), what: "refresh")
-            == .authentication("refresh rejected: invalid refresh token"))
-        #expect(ReferenceAPIProvider.classify(response(400, "wrong login or password"), what: "login")
-            == .authentication("login rejected: wrong login or password"))
+        #expect(
+            ReferenceAPIProvider.classify(response(401, "invalid refresh token"), what: "refresh")
+                == .authentication("refresh rejected: invalid refresh token"))
+        #expect(
+            ReferenceAPIProvider.classify(response(400, "wrong login or password"), what: "login")
+                == .authentication("login rejected: wrong login or password"))
         #expect(ReferenceAPIProvider.classify(response(500, "internal server error"), what: "refresh").isTransient)
         let html = ReferenceAPIProvider.classify(response(502, nil), what: "refresh")
         #expect(html == .server(status: 502, message: "refresh failed: no error message"))

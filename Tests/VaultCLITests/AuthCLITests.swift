@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
@@ -33,7 +36,9 @@ struct AuthFixture: Sendable {
         VaultProcess.fileBackendEnvironment(home: dir, file: "\(dir)/vault/vault.db", passphrase: "fixture passphrase")
     }
 
-    func vault(_ args: [String], stdin: String? = nil, env extra: [String: String] = [:], timeout: Double = 60) async throws
+    func vault(
+        _ args: [String], stdin: String? = nil, env extra: [String: String] = [:], timeout: Double = 60
+    ) async throws
         -> ProcessResult
     {
         try await VaultProcess.vaultAsync(
@@ -253,7 +258,8 @@ struct AuthFixture: Sendable {
             #expect(missing.status == 5)
             #expect(missing.err.contains("404"))
             #expect(missing.err.split(separator: "\n").count == 1, "one line: \(missing.err)")
-            let body = try #require(try JSONSerialization.jsonObject(with: missing.stdout) as? [String: Any], "the server's body on stdout: \(missing.out)")
+            let body = try #require(
+                try JSONSerialization.jsonObject(with: missing.stdout) as? [String: Any], "the server's body on stdout: \(missing.out)")
             #expect(body["code"] as? Int == 404)
             let elsewhere = try await fixture.request("https://elsewhere.example/api/get_devs")
             #expect(elsewhere.status == 2, "the token never goes to another origin")

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
 import VaultTestSupport
@@ -143,7 +146,9 @@ extension SynchronousProcessSuites {
             try KeePassXCInstance.with(home: home) { kp in
                 #expect(try vault(kp, "save", "--server", "api.example.com", "--account", "alice", stdin: secret).status == 0)
                 #expect(try vault(kp, "save", "--server", "https://git.example.com/repo.git", "--account", "bob", stdin: secret).status == 0)
-                #expect(try secretTool(kp, "store", "--label=imap", "user", "carol", "server", "mail.example.com", "protocol", "imap", stdin: "imap").status == 0)
+                #expect(
+                    try secretTool(kp, "store", "--label=imap", "user", "carol", "server", "mail.example.com", "protocol", "imap", stdin: "imap")
+                        .status == 0)
 
                 let listed = try vault(kp, "list")
                 #expect(listed.status == 0, "\(listed.err)")
@@ -167,7 +172,9 @@ extension SynchronousProcessSuites {
 
         @Test func removeWithoutConfirmationDeletesOnlyVaultsItem() throws {
             try KeePassXCInstance.with(home: home) { kp in
-                #expect(try secretTool(kp, "store", "--label=imap", "user", "alice", "server", "ex.com", "protocol", "imap", stdin: "imap-secret").status == 0)
+                #expect(
+                    try secretTool(kp, "store", "--label=imap", "user", "alice", "server", "ex.com", "protocol", "imap", stdin: "imap-secret").status
+                        == 0)
                 #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
                 let removed = try vault(kp, "remove", "--server", "ex.com", "--account", "alice")
                 #expect(removed.status == 0, "\(removed.err)")
@@ -216,8 +223,11 @@ extension SynchronousProcessSuites {
                 // What vault wrote before (the whole URL in server): save rewrites it in the
                 // new shape and deletes the old item, which KeePassXC wants confirmed.
                 let legacy = ["user", "alice", "server", "https://ex.com:8443/repo", "protocol", "https", "port", "8443"]
-                #expect(try ChildProcess.start("/usr/bin/secret-tool", ["store", "--label=old"] + legacy, environment: kp.environment,
-                                               stdin: Data("old-secret".utf8)).finish(timeout: 20).status == 0)
+                #expect(
+                    try ChildProcess.start(
+                        "/usr/bin/secret-tool", ["store", "--label=old"] + legacy, environment: kp.environment,
+                        stdin: Data("old-secret".utf8)
+                    ).finish(timeout: 20).status == 0)
                 let saved = try vault(kp, "save", "--server", "https://ex.com:8443/repo", "--account", "alice", stdin: secret, timeout: 30)
                 #expect(saved.status == 0, "the secret is saved: \(saved.err)")
                 let loaded = try vault(kp, "load", "--server", "https://ex.com:8443/repo", "--account", "alice")

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
@@ -19,12 +22,16 @@ import VaultTestSupport
         }
     }
 
-    func login(_ fixture: AuthFixture, secretFile: String, grant: String = "password", auth: String = "basic",
-               account: String = "alice", password: String? = nil) async throws -> ProcessResult {
+    func login(
+        _ fixture: AuthFixture, secretFile: String, grant: String = "password", auth: String = "basic",
+        account: String = "alice", password: String? = nil
+    ) async throws -> ProcessResult {
         try await fixture.vault(
-            ["login", "--server", fixture.url, "--account", account, "--provider", "oauth2",
-             "--token-url", fixture.url + "/oauth/token", "--client-id", "vault-cli", "--client-secret-file", secretFile,
-             "--grant", grant, "--client-auth", auth],
+            [
+                "login", "--server", fixture.url, "--account", account, "--provider", "oauth2",
+                "--token-url", fixture.url + "/oauth/token", "--client-id", "vault-cli", "--client-secret-file", secretFile,
+                "--grant", grant, "--client-auth", auth,
+            ],
             stdin: grant == "password" ? (password ?? fixture.password) : nil)
     }
 

@@ -1,209 +1,212 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
-import VaultTestSupport
 import VaultStore
+import VaultTestSupport
 
 extension SynchronousProcessSuites {
-/// End-to-end tests of `vault` on the Secret Service backend: real child processes, the
-/// real GNOME Keyring that `Scripts/with-keyring` runs, and real `secret-tool`. Without a
-/// Secret Service they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
-@Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
-final class SecretServiceCLITests {
-    let dir: String
-    let secret = "ss-secret-5d1c-do-not-print"
-    /// A server name no other test (or run) uses.
-    let server: String
+    /// End-to-end tests of `vault` on the Secret Service backend: real child processes, the
+    /// real GNOME Keyring that `Scripts/with-keyring` runs, and real `secret-tool`. Without a
+    /// Secret Service they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
+    @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+    final class SecretServiceCLITests {
+        let dir: String
+        let secret = "ss-secret-5d1c-do-not-print"
+        /// A server name no other test (or run) uses.
+        let server: String
 
-    init() throws {
-        dir = try TemporaryDirectory.make(prefix: "vault-ss-cli")
-        server = "ss-\(getpid())-\(UUID().uuidString.prefix(8).lowercased()).example.com"
-        let outcome = SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5))
-        if !outcome.available {
-            Issue.record(
-                "no Secret Service for the keyring tests: \(outcome.reason). Run them with Scripts/test (or Scripts/with-keyring swift test), or set VAULT_SKIP_KEYRING_TESTS=1 to skip them.")
-            throw CancellationError()
-        }
-    }
-
-    deinit { TemporaryDirectory.remove(dir) }
-
-    /// Automatic backend choice with the test keyring's bus; a file path that must stay unused.
-    var env: [String: String] {
-        var env = VaultProcess.baseEnvironment(home: dir)
-        env["VAULT_FILE"] = "\(dir)/must-not-exist/vault.db"
-        return env
-    }
-
-    func vault(_ args: String..., stdin: String? = nil, env: [String: String]? = nil) throws -> ProcessResult {
-        try VaultProcess.vault(args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
-    }
-
-    func secretTool(_ args: String..., stdin: String? = nil, env: [String: String]? = nil) throws -> ProcessResult {
-        try ChildProcess.start("/usr/bin/secret-tool", args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
-            .finish(timeout: 30)
-    }
-
-    /// Runs `body` and returns its result with the wall time in seconds.
-    func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
-        let start = Date()
-        let result = try body()
-        return (result, Date().timeIntervalSince(start))
-    }
-
-    func expectNoLeak(_ result: ProcessResult, allowSecretOnStdout: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(!result.err.contains(secret), "leak on stderr", sourceLocation: sourceLocation)
-        if !allowSecretOnStdout { #expect(!result.out.contains(secret), "leak on stdout", sourceLocation: sourceLocation) }
-    }
-
-    @Test func vaultSaveThenSecretToolLookup() throws {
-        let saved = try vault("save", "--server", server, "--account", "A", "--verbose", stdin: secret + "\n")
-        #expect(saved.status == 0, "\(saved.err)")
-        #expect(saved.err.contains("secret-service"), "verbose names the backend: \(saved.err)")
-        expectNoLeak(saved)
-        let lookup = try secretTool("lookup", "user", "A", "server", server)
-        #expect(lookup.status == 0)
-        #expect(lookup.out == secret)
-        let search = try secretTool("search", "--all", "user", "A", "server", server)
-        #expect((search.out + search.err).contains("label = vault: A@\(server)"))
-        #expect(try vault("remove", "--server", server, "--account", "A").status == 0)
-        #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
-    }
-
-    @Test func secretToolStoreThenVaultLoadAndList() throws {
-        let stored = try secretTool("store", "--label=L", "user", "A", "server", server, stdin: secret)
-        #expect(stored.status == 0, "\(stored.err)")
-        let loaded = try vault("load", "--server", server, "--account", "A", "-v")
-        #expect(loaded.status == 0, "\(loaded.err)")
-        #expect(loaded.out == secret)
-        expectNoLeak(loaded, allowSecretOnStdout: true)
-        let listed = try vault("list", "--server", server, "-v")
-        #expect(listed.status == 0)
-        #expect(listed.out == "\(server)\tA\tL\n")
-        expectNoLeak(listed)
-
-        // vault remove, then secret-tool finds nothing (exit 1).
-        let removed = try vault("remove", "--server", server, "--account", "A", "-v")
-        #expect(removed.status == 0)
-        expectNoLeak(removed)
-        let lookup = try secretTool("lookup", "user", "A", "server", server)
-        #expect(lookup.status == 1)
-        #expect(lookup.out.isEmpty)
-        let missing = try vault("load", "--server", server, "--account", "A")
-        #expect(missing.status == 1)
-        #expect(missing.err.split(separator: "\n").count == 1)
-    }
-
-    @Test func autoChoosesTheSecretServiceWhenItAnswers() throws {
-        let (result, seconds) = try timed { try vault("backend") }
-        print("vault backend (keyring answers): \(String(format: "%.3f", seconds)) s: \(result.out)")
-        #expect(result.status == 0)
-        #expect(result.out.hasPrefix("secret-service\t"), "\(result.out)")
-        #expect(seconds < 5)
-    }
-
-    @Test(arguments: [nil, "unix:path=/nonexistent/socket"] as [String?])
-    func autoFallsBackToTheFileFast(address: String?) throws {
-        var env = self.env
-        env["DBUS_SESSION_BUS_ADDRESS"] = address
-        let (result, seconds) = try timed { try vault("backend", env: env) }
-        print("vault backend (DBUS_SESSION_BUS_ADDRESS=\(address ?? "unset")): \(String(format: "%.3f", seconds)) s: \(result.out)")
-        #expect(result.status == 0)
-        #expect(result.out.hasPrefix("file\t"), "\(result.out)")
-        #expect(result.out.contains(address == nil ? "DBUS_SESSION_BUS_ADDRESS is not set" : "does not answer"))
-        #expect(seconds < 5)
-
-        // Forcing the Secret Service there fails fast with exit 4 and one clear line.
-        let (forced, forcedSeconds) = try timed {
-            try vault("load", "--server", server, "--account", "A", "--backend", "secret-service", env: env)
-        }
-        print("forced secret-service without a bus: \(String(format: "%.3f", forcedSeconds)) s: \(forced.err)")
-        #expect(forced.status == 4)
-        #expect(forced.err.contains("Secret Service"))
-        #expect(forced.err.split(separator: "\n").count == 1)
-        #expect(forcedSeconds < 5)
-    }
-
-    @Test func lockedCollectionExits3Fast() throws {
-        let keyring = try CLISeparateKeyring()
-        defer { keyring.stop() }
-        let env = keyring.environment(self.env)
-        #expect(try vault("save", "--server", server, "--account", "A", stdin: secret, env: env).status == 0)
-        try keyring.lock()
-
-        for command in [
-            ["load", "--server", server, "--account", "A"], ["load", "--server", server, "--account", "nobody"],
-            ["save", "--server", server, "--account", "A"], ["remove", "--server", server, "--account", "A"], ["list"],
-        ] {
-            let (result, seconds) = try timed {
-                try VaultProcess.vault(command + ["-v"], environment: env, stdin: Data("new-\(secret)".utf8), timeout: 30)
+        init() throws {
+            dir = try TemporaryDirectory.make(prefix: "vault-ss-cli")
+            server = "ss-\(getpid())-\(UUID().uuidString.prefix(8).lowercased()).example.com"
+            let outcome = SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5))
+            if !outcome.available {
+                let how = "Run them with Scripts/test (or Scripts/with-keyring swift test), or set VAULT_SKIP_KEYRING_TESTS=1 to skip them."
+                Issue.record("no Secret Service for the keyring tests: \(outcome.reason). \(how)")
+                throw CancellationError()
             }
-            print("locked: vault \(command[0]) exit \(result.status) in \(String(format: "%.3f", seconds)) s: \(result.err)")
-            #expect(result.status == 3, "\(command): \(result.err)")
-            #expect(result.err.contains("locked"))
-            #expect(result.out.isEmpty)
-            #expect(seconds < 10)
-            #expect(!result.err.contains(secret))
         }
-        // Still locked, nothing prompted or unlocked it.
-        #expect(try keyring.isLocked())
-    }
 
-    @Test func missingDefaultCollectionExits4AndCreatesNone() throws {
-        let keyring = try CLISeparateKeyring()
-        defer { keyring.stop() }
-        let deleted = try keyring.gdbus([
-            "--object-path", "/org/freedesktop/secrets/collection/login", "--method", "org.freedesktop.Secret.Collection.Delete",
-        ])
-        #expect(deleted.status == 0, "\(deleted.err)")
-        let env = keyring.environment(self.env)
-        for command in [["load", "--server", server, "--account", "A"], ["save", "--server", server, "--account", "A"], ["list"]] {
-            let (result, seconds) = try timed {
-                try VaultProcess.vault(command, environment: env, stdin: Data(secret.utf8), timeout: 30)
+        deinit { TemporaryDirectory.remove(dir) }
+
+        /// Automatic backend choice with the test keyring's bus; a file path that must stay unused.
+        var env: [String: String] {
+            var env = VaultProcess.baseEnvironment(home: dir)
+            env["VAULT_FILE"] = "\(dir)/must-not-exist/vault.db"
+            return env
+        }
+
+        func vault(_ args: String..., stdin: String? = nil, env: [String: String]? = nil) throws -> ProcessResult {
+            try VaultProcess.vault(args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
+        }
+
+        func secretTool(_ args: String..., stdin: String? = nil, env: [String: String]? = nil) throws -> ProcessResult {
+            try ChildProcess.start("/usr/bin/secret-tool", args, environment: env ?? self.env, stdin: stdin.map { Data($0.utf8) })
+                .finish(timeout: 30)
+        }
+
+        /// Runs `body` and returns its result with the wall time in seconds.
+        func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+            let start = Date()
+            let result = try body()
+            return (result, Date().timeIntervalSince(start))
+        }
+
+        func expectNoLeak(_ result: ProcessResult, allowSecretOnStdout: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(!result.err.contains(secret), "leak on stderr", sourceLocation: sourceLocation)
+            if !allowSecretOnStdout { #expect(!result.out.contains(secret), "leak on stdout", sourceLocation: sourceLocation) }
+        }
+
+        @Test func vaultSaveThenSecretToolLookup() throws {
+            let saved = try vault("save", "--server", server, "--account", "A", "--verbose", stdin: secret + "\n")
+            #expect(saved.status == 0, "\(saved.err)")
+            #expect(saved.err.contains("secret-service"), "verbose names the backend: \(saved.err)")
+            expectNoLeak(saved)
+            let lookup = try secretTool("lookup", "user", "A", "server", server)
+            #expect(lookup.status == 0)
+            #expect(lookup.out == secret)
+            let search = try secretTool("search", "--all", "user", "A", "server", server)
+            #expect((search.out + search.err).contains("label = vault: A@\(server)"))
+            #expect(try vault("remove", "--server", server, "--account", "A").status == 0)
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
+        }
+
+        @Test func secretToolStoreThenVaultLoadAndList() throws {
+            let stored = try secretTool("store", "--label=L", "user", "A", "server", server, stdin: secret)
+            #expect(stored.status == 0, "\(stored.err)")
+            let loaded = try vault("load", "--server", server, "--account", "A", "-v")
+            #expect(loaded.status == 0, "\(loaded.err)")
+            #expect(loaded.out == secret)
+            expectNoLeak(loaded, allowSecretOnStdout: true)
+            let listed = try vault("list", "--server", server, "-v")
+            #expect(listed.status == 0)
+            #expect(listed.out == "\(server)\tA\tL\n")
+            expectNoLeak(listed)
+
+            // vault remove, then secret-tool finds nothing (exit 1).
+            let removed = try vault("remove", "--server", server, "--account", "A", "-v")
+            #expect(removed.status == 0)
+            expectNoLeak(removed)
+            let lookup = try secretTool("lookup", "user", "A", "server", server)
+            #expect(lookup.status == 1)
+            #expect(lookup.out.isEmpty)
+            let missing = try vault("load", "--server", server, "--account", "A")
+            #expect(missing.status == 1)
+            #expect(missing.err.split(separator: "\n").count == 1)
+        }
+
+        @Test func autoChoosesTheSecretServiceWhenItAnswers() throws {
+            let (result, seconds) = try timed { try vault("backend") }
+            print("vault backend (keyring answers): \(String(format: "%.3f", seconds)) s: \(result.out)")
+            #expect(result.status == 0)
+            #expect(result.out.hasPrefix("secret-service\t"), "\(result.out)")
+            #expect(seconds < 5)
+        }
+
+        @Test(arguments: [nil, "unix:path=/nonexistent/socket"] as [String?])
+        func autoFallsBackToTheFileFast(address: String?) throws {
+            var env = self.env
+            env["DBUS_SESSION_BUS_ADDRESS"] = address
+            let (result, seconds) = try timed { try vault("backend", env: env) }
+            print("vault backend (DBUS_SESSION_BUS_ADDRESS=\(address ?? "unset")): \(String(format: "%.3f", seconds)) s: \(result.out)")
+            #expect(result.status == 0)
+            #expect(result.out.hasPrefix("file\t"), "\(result.out)")
+            #expect(result.out.contains(address == nil ? "DBUS_SESSION_BUS_ADDRESS is not set" : "does not answer"))
+            #expect(seconds < 5)
+
+            // Forcing the Secret Service there fails fast with exit 4 and one clear line.
+            let (forced, forcedSeconds) = try timed {
+                try vault("load", "--server", server, "--account", "A", "--backend", "secret-service", env: env)
             }
-            print("no default collection: vault \(command[0]) exit \(result.status) in \(String(format: "%.3f", seconds)) s: \(result.err)")
-            #expect(result.status == 4, "\(command): \(result.err)")
-            #expect(result.err.contains("no default collection"))
-            #expect(seconds < 10)
+            print("forced secret-service without a bus: \(String(format: "%.3f", forcedSeconds)) s: \(forced.err)")
+            #expect(forced.status == 4)
+            #expect(forced.err.contains("Secret Service"))
+            #expect(forced.err.split(separator: "\n").count == 1)
+            #expect(forcedSeconds < 5)
         }
-        let alias = try keyring.gdbus([
-            "--object-path", "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.ReadAlias", "default",
-        ])
-        #expect(alias.out.contains("'/'"), "no collection was created: \(alias.out)")
-    }
 
-    @Test func severalProcessesSavingAtOnceAllLand() throws {
-        let count = 8
-        let running = try (0..<count).map { index in
-            try ChildProcess.start(
-                VaultProcess.vaultPath, ["save", "--server", server, "--account", "user\(index)"], environment: env,
-                stdin: Data("\(secret)-\(index)".utf8))
-        }
-        for (index, process) in running.enumerated() {
-            let result = try process.finish(timeout: 60)
-            #expect(result.status == 0, "save \(index): \(result.err)")
-        }
-        let listed = try vault("list", "--server", server)
-        #expect(listed.out.split(separator: "\n").map { $0.split(separator: "\t")[1] } == (0..<count).map { "user\($0)"[...] })
-        for index in 0..<count {
-            #expect(try vault("load", "--server", server, "--account", "user\(index)").out == "\(secret)-\(index)")
-            #expect(try vault("remove", "--server", server, "--account", "user\(index)").status == 0)
-        }
-    }
+        @Test func lockedCollectionExits3Fast() throws {
+            let keyring = try CLISeparateKeyring()
+            defer { keyring.stop() }
+            let env = keyring.environment(self.env)
+            #expect(try vault("save", "--server", server, "--account", "A", stdin: secret, env: env).status == 0)
+            try keyring.lock()
 
-    @Test func noSecretInOutputOrVerboseLogs() throws {
-        var outputs: [ProcessResult] = []
-        outputs.append(try vault("save", "--server", server, "--account", "A", "--label", "leak check", "-v", stdin: secret))
-        outputs.append(try vault("list", "--json", "-v"))
-        outputs.append(try vault("backend", "-v"))
-        let loaded = try vault("load", "--server", server, "--account", "A", "-v")
-        outputs.append(try vault("remove", "--server", server, "--account", "A", "-v"))
-        outputs.append(try vault("load", "--server", server, "--account", "A", "-v"))
-        #expect(loaded.out == secret)
-        expectNoLeak(loaded, allowSecretOnStdout: true)
-        for result in outputs { expectNoLeak(result) }
-        #expect(outputs.last?.status == 1)
+            for command in [
+                ["load", "--server", server, "--account", "A"], ["load", "--server", server, "--account", "nobody"],
+                ["save", "--server", server, "--account", "A"], ["remove", "--server", server, "--account", "A"], ["list"],
+            ] {
+                let (result, seconds) = try timed {
+                    try VaultProcess.vault(command + ["-v"], environment: env, stdin: Data("new-\(secret)".utf8), timeout: 30)
+                }
+                print("locked: vault \(command[0]) exit \(result.status) in \(String(format: "%.3f", seconds)) s: \(result.err)")
+                #expect(result.status == 3, "\(command): \(result.err)")
+                #expect(result.err.contains("locked"))
+                #expect(result.out.isEmpty)
+                #expect(seconds < 10)
+                #expect(!result.err.contains(secret))
+            }
+            // Still locked, nothing prompted or unlocked it.
+            #expect(try keyring.isLocked())
+        }
+
+        @Test func missingDefaultCollectionExits4AndCreatesNone() throws {
+            let keyring = try CLISeparateKeyring()
+            defer { keyring.stop() }
+            let deleted = try keyring.gdbus([
+                "--object-path", "/org/freedesktop/secrets/collection/login", "--method", "org.freedesktop.Secret.Collection.Delete",
+            ])
+            #expect(deleted.status == 0, "\(deleted.err)")
+            let env = keyring.environment(self.env)
+            for command in [["load", "--server", server, "--account", "A"], ["save", "--server", server, "--account", "A"], ["list"]] {
+                let (result, seconds) = try timed {
+                    try VaultProcess.vault(command, environment: env, stdin: Data(secret.utf8), timeout: 30)
+                }
+                print("no default collection: vault \(command[0]) exit \(result.status) in \(String(format: "%.3f", seconds)) s: \(result.err)")
+                #expect(result.status == 4, "\(command): \(result.err)")
+                #expect(result.err.contains("no default collection"))
+                #expect(seconds < 10)
+            }
+            let alias = try keyring.gdbus([
+                "--object-path", "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.ReadAlias", "default",
+            ])
+            #expect(alias.out.contains("'/'"), "no collection was created: \(alias.out)")
+        }
+
+        @Test func severalProcessesSavingAtOnceAllLand() throws {
+            let count = 8
+            let running = try (0..<count).map { index in
+                try ChildProcess.start(
+                    VaultProcess.vaultPath, ["save", "--server", server, "--account", "user\(index)"], environment: env,
+                    stdin: Data("\(secret)-\(index)".utf8))
+            }
+            for (index, process) in running.enumerated() {
+                let result = try process.finish(timeout: 60)
+                #expect(result.status == 0, "save \(index): \(result.err)")
+            }
+            let listed = try vault("list", "--server", server)
+            #expect(listed.out.split(separator: "\n").map { $0.split(separator: "\t")[1] } == (0..<count).map { "user\($0)"[...] })
+            for index in 0..<count {
+                #expect(try vault("load", "--server", server, "--account", "user\(index)").out == "\(secret)-\(index)")
+                #expect(try vault("remove", "--server", server, "--account", "user\(index)").status == 0)
+            }
+        }
+
+        @Test func noSecretInOutputOrVerboseLogs() throws {
+            var outputs: [ProcessResult] = []
+            outputs.append(try vault("save", "--server", server, "--account", "A", "--label", "leak check", "-v", stdin: secret))
+            outputs.append(try vault("list", "--json", "-v"))
+            outputs.append(try vault("backend", "-v"))
+            let loaded = try vault("load", "--server", server, "--account", "A", "-v")
+            outputs.append(try vault("remove", "--server", server, "--account", "A", "-v"))
+            outputs.append(try vault("load", "--server", server, "--account", "A", "-v"))
+            #expect(loaded.out == secret)
+            expectNoLeak(loaded, allowSecretOnStdout: true)
+            for result in outputs { expectNoLeak(result) }
+            #expect(outputs.last?.status == 1)
+        }
     }
-}
 }
 
 /// A separate GNOME Keyring on its own private bus (`Scripts/with-keyring` as a child),

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Testing
 
 /// The suites whose tests wait for child processes synchronously. Each such wait holds a

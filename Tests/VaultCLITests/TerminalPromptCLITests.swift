@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
 import VaultTestSupport
@@ -62,7 +65,8 @@ import VaultTestSupport
             #expect(load.text.contains("typed-secret-4d1"), "load prints the secret (with a newline on a terminal)")
             #expect(!load.text.contains("typed-passphrase-9c2"))
 
-            let mismatch = try Session(["save", "--server", "s", "--account", "b"], environment: env.merging(["VAULT_FILE": "\(dir)/other.db"]) { $1 })
+            let mismatch = try Session(
+                ["save", "--server", "s", "--account", "b"], environment: env.merging(["VAULT_FILE": "\(dir)/other.db"]) { $1 })
             try await mismatch.answer("Secret for a@s:".replacingOccurrences(of: "a@s", with: "b@s"), with: "x")
             try await mismatch.answer("New vault passphrase:", with: "one")
             try await mismatch.answer("Repeat it:", with: "two")

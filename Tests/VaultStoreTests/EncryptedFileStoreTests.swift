@@ -1,7 +1,11 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
-@testable import VaultStore
 import VaultTestSupport
+
+@testable import VaultStore
 
 /// Cheap work factor for tests (files record their own factor).
 let testKDF = KDFParameters(log2N: 10)
@@ -63,7 +67,8 @@ let testKDF = KDFParameters(log2N: 10)
     @Test func nothingAboutTheItemsIsReadable() throws {
         try withTemporaryDirectory("vault-test") { dir in
             let store = makeStore(dir)
-            try store.save(Credential(server: "needle-server.example", account: "needle-account", secret: Secret("needle-secret"), label: "needle-label"))
+            try store.save(
+                Credential(server: "needle-server.example", account: "needle-account", secret: Secret("needle-secret"), label: "needle-label"))
             let bytes = try Data(contentsOf: URL(fileURLWithPath: store.path))
             for needle in ["needle", "example"] {
                 #expect(bytes.range(of: Data(needle.utf8)) == nil)
@@ -98,8 +103,10 @@ let testKDF = KDFParameters(log2N: 10)
             var future = original
             future[9] = 2
             try Data(future).write(to: URL(fileURLWithPath: store.path))
-            #expect(throws: VaultError.unsupportedFormat(
-                "the vault file has format version 2; this vault reads version 1 only (upgrade vault)")) {
+            #expect(
+                throws: VaultError.unsupportedFormat(
+                    "the vault file has format version 2; this vault reads version 1 only (upgrade vault)")
+            ) {
                 try makeStore(dir).load(server: "s", account: "a")
             }
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
 import VaultStore
@@ -168,7 +171,9 @@ struct SecretServiceStoreTests {
         let store = try SecretServiceStore()
         let server = "\(KeyringTestEnvironment.uniqueNamespace("foreign")).example.org"
         // A token-like item with other attribute names, and one with a server but no user.
-        #expect(try runTool("/usr/bin/secret-tool", ["store", "--label=t", "vault-token-server", server, "vault-token-account", "x"], stdin: "t").status == 0)
+        #expect(
+            try runTool("/usr/bin/secret-tool", ["store", "--label=t", "vault-token-server", server, "vault-token-account", "x"], stdin: "t").status
+                == 0)
         #expect(try runTool("/usr/bin/secret-tool", ["store", "--label=s", "server", server, "kind", "other"], stdin: "s").status == 0)
         defer {
             _ = try? runTool("/usr/bin/secret-tool", ["clear", "vault-token-server", server])
@@ -269,7 +274,8 @@ struct SecretServiceStoreTests {
     func autoChoosesTheSecretServiceWhenItAnswers() throws {
         try KeyringTestEnvironment.require()
         let start = ContinuousClock.now
-        let decision = try BackendSelection.decide(requested: nil, environment: ProcessInfo.processInfo.environment.filter { $0.key != "VAULT_BACKEND" })
+        let decision = try BackendSelection.decide(
+            requested: nil, environment: ProcessInfo.processInfo.environment.filter { $0.key != "VAULT_BACKEND" })
         print("auto with the test keyring: \(decision) in \(ContinuousClock.now - start)")
         #expect(decision.kind == .secretService)
         #expect(decision.reason.contains("answers"))

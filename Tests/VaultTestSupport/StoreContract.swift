@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Testing
 import VaultStore
 
@@ -134,8 +137,10 @@ public enum StoreContract {
     public static func invalidInputIsRefusedAndNothingStored(_ store: some SecureStore, _ keys: Keys) throws {
         let server = keys.server
         // (Only these servers' items: other tests may share a real keyring meanwhile.)
-        let badKeys = [CredentialKey(server: "", account: "x"), CredentialKey(server: server, account: "a\u{0}b"),
-                       CredentialKey(server: server, account: ""), CredentialKey(server: "s\u{1B}[2J", account: "x")]
+        let badKeys = [
+            CredentialKey(server: "", account: "x"), CredentialKey(server: server, account: "a\u{0}b"),
+            CredentialKey(server: server, account: ""), CredentialKey(server: "s\u{1B}[2J", account: "x"),
+        ]
         let touched = Set(badKeys.map(\.server))
         let before = try store.list(server: nil).filter { touched.contains($0.server) }
         for bad in badKeys {

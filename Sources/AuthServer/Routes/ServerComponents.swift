@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Hummingbird
 import ServiceLifecycle
 
@@ -54,11 +57,13 @@ struct ServerComponents: Sendable {
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.contentLength] = "512"
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: "{\"accessToken\":\"" + String(repeating: "x", count: 240)))
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: hang) }
-                throw CancellationError()
-            })
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "{\"accessToken\":\"" + String(repeating: "x", count: 240)))
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: hang) }
+                    throw CancellationError()
+                })
         }
     }
 

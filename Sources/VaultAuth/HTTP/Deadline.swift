@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Synchronization
 
 /// Runs `operation` with a hard deadline: after `timeout` the caller gets `expired()`
@@ -27,7 +30,9 @@ func withDeadline<T: Sendable>(
             let cancelTimer = schedule(timeout) {
                 if race.finish(.failure(expired())) { work.cancel() }
             }
-            race.onFinish { work.cancel(); cancelTimer() }
+            race.onFinish {
+                work.cancel(); cancelTimer()
+            }
         }
     } onCancel: {
         race.finish(.failure(.network("cancelled")))

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import VaultStore
 
@@ -31,8 +34,10 @@ public struct OAuth2Provider: AuthProvider {
 
     /// A provider for `settings`. Throws ``AuthError/configuration(_:providerCode:)`` when the token URL is
     /// missing or has no host, or the client id is missing or empty.
-    public init(settings: LoginSettings, transport: any HTTPTransport, clock: any AuthClock = SystemClock(),
-                timeout: Duration = .seconds(15)) throws(AuthError) {
+    public init(
+        settings: LoginSettings, transport: any HTTPTransport, clock: any AuthClock = SystemClock(),
+        timeout: Duration = .seconds(15)
+    ) throws(AuthError) {
         guard let tokenURLText = settings.tokenURL, let tokenURL = URL(string: tokenURLText), tokenURL.host != nil else {
             throw .configuration("the OAuth 2.0 provider needs --token-url")
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Logging
 import VaultStore
@@ -89,8 +92,10 @@ public struct ReferenceAPIProvider: AuthProvider {
         }
         let skew = ClockSkew.measure(dateHeader: response.header("Date"), sentAt: sentAt, receivedAt: receivedAt)
         if skew.exceedsBound {
+            let bound = Int(ClockSkew.maximumOffset)
             logger.notice(
-                "the server's Date header is \(Int(skew.measuredOffset)) s off our clock, beyond the \(Int(ClockSkew.maximumOffset)) s bound; not correcting expiries by it")
+                "the server's Date header is \(Int(skew.measuredOffset)) s off our clock, beyond the \(bound) s bound; not correcting expiries by it"
+            )
         } else if skew != .none {
             logger.info("the server's clock is \(Int(skew.offset)) s off ours; token expiries are corrected")
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import ArgumentParser
 import Foundation
 import VaultAuth
@@ -46,7 +49,8 @@ struct LoginCommand: AsyncParsableCommand {
             var clientSecret: Secret?
             if let clientSecretFile {
                 do throws(VaultError) {
-                    let secret = clientSecretFile == "-"
+                    let secret =
+                        clientSecretFile == "-"
                         ? try SecretInput.read(prompt: "Client secret: ")
                         : try PassphraseSource.readPassphraseFile(clientSecretFile)
                     guard secret.utf8String != nil else { throw VaultError.invalidInput("the client secret is not UTF-8 text") }

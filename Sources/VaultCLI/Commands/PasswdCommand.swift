@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import ArgumentParser
 import Foundation
 import VaultStore
@@ -29,7 +32,8 @@ struct PasswdCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: vault.path) else {
                 throw .invalidInput("there is no vault file at \(vault.path) yet; save an item first")
             }
-            let newPassphrase = try PassphraseSource.newPassphrase(file: newPassphraseFile, environment: store.environment, prompter: TerminalPrompter())
+            let newPassphrase = try PassphraseSource.newPassphrase(
+                file: newPassphraseFile, environment: store.environment, prompter: TerminalPrompter())
             try vault.changePassphrase(to: newPassphrase)
         }
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// Big-endian writer for the vault file's binary layouts.
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []

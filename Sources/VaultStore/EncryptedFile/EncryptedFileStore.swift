@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Synchronization
 
 /// A vault in one encrypted file, for machines without a Secret Service.

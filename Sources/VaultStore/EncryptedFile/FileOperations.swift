@@ -1,9 +1,12 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The POSIX file work of the encrypted-file backend: safe reads, atomic replacement,
@@ -88,7 +91,9 @@ enum FileOperations {
         let mode = info.st_mode & 0o777
         guard mode & 0o022 == 0 else {
             throw .permission(
-                "refusing the vault directory \(path): its mode \(String(mode, radix: 8)) lets other users replace files in it; run: chmod go-w \(path)")
+                "refusing the vault directory \(path): its mode \(String(mode, radix: 8)) lets other users replace files in it; "
+                    + "run: chmod go-w \(path)"
+            )
         }
     }
 

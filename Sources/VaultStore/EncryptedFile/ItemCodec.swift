@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// The plaintext body of a vault file: the items, padded to a multiple of 256 bytes so
 /// the file size says little about its contents.
 ///
@@ -34,7 +37,8 @@ enum ItemCodec {
         var items: [CredentialKey: Credential] = [:]
         items.reserveCapacity(Int(count))
         for _ in 0..<count {
-            guard let kind = reader.readUInt8().flatMap(kind(code:)), let server = reader.readField().flatMap(string), let account = reader.readField().flatMap(string),
+            guard let kind = reader.readUInt8().flatMap(kind(code:)), let server = reader.readField().flatMap(string),
+                let account = reader.readField().flatMap(string),
                 let label = reader.readField().flatMap(string), let secret = reader.readField()
             else { throw malformed }
             let key = CredentialKey(server: server, account: account, kind: kind)

@@ -1,9 +1,12 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Why the store needs a passphrase.
@@ -67,7 +70,8 @@ public struct PassphraseSource: Sendable {
             if let value = environment["VAULT_PASSPHRASE"], !value.isEmpty { return Secret(value) }
             guard let prompter, prompter.isAvailable else {
                 throw .invalidInput(
-                    "no passphrase: use --passphrase-file, VAULT_PASSPHRASE_FILE, systemd's LoadCredential=vault-passphrase or VAULT_PASSPHRASE (there is no terminal to ask on)"
+                    "no passphrase: use --passphrase-file, VAULT_PASSPHRASE_FILE, systemd's LoadCredential=vault-passphrase "
+                        + "or VAULT_PASSPHRASE (there is no terminal to ask on)"
                 )
             }
             return try prompt(for: purpose, on: prompter)
@@ -85,7 +89,9 @@ public struct PassphraseSource: Sendable {
         }
         guard let prompter, prompter.isAvailable else {
             throw .invalidInput(
-                "no new passphrase: use --new-passphrase-file PATH or VAULT_NEW_PASSPHRASE_FILE, or run vault passwd on a terminal; the vault is unchanged")
+                "no new passphrase: use --new-passphrase-file PATH or VAULT_NEW_PASSPHRASE_FILE, or run vault passwd on a terminal; "
+                    + "the vault is unchanged"
+            )
         }
         return try prompt(for: .change, on: prompter)
     }

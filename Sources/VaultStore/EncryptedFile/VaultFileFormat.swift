@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Crypto
 
 /// The on-disk layout of an encrypted vault file, version 1. All integers big-endian.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// The attribute sets that make a keyring item vault's item for a key: the neighbours rule.
 ///
 /// The keyring is shared with git, mail clients and browsers, and a search by `user` +
@@ -5,11 +8,13 @@
 /// treats an item as the item of key K only when its attribute set, ignoring `xdg:schema`
 /// and KeePassXC's own attributes, is **exactly** one of K's shapes:
 ///
-/// | shape        | password key (`ItemKind.password`)                           | other kinds |
-/// |--------------|--------------------------------------------------------------|-------------|
-/// | `.current`   | `user` + the `NetworkAddress` attributes of a canonical URL, or `user` + `server` = the whole server name otherwise | `vault-kind`, `vault-server`, `vault-account` |
-/// | `.plainPair` | `user` + `server` = the whole server name (what `secret-tool store user A server S` writes) | none |
-/// | `.legacy`    | what vault wrote before: `user`, `server` = the whole URL, `protocol`, `port` when the URL names one | none |
+/// - `.current`: for a password key, `user` + the `NetworkAddress` attributes of a canonical URL, or
+///   `user` + `server` = the whole server name otherwise; for the other kinds, `vault-kind`, `vault-server`,
+///   `vault-account`.
+/// - `.plainPair` (password keys only): `user` + `server` = the whole server name (what
+///   `secret-tool store user A server S` writes).
+/// - `.legacy` (password keys only): what vault wrote before: `user`, `server` = the whole URL, `protocol`,
+///   `port` when the URL names one.
 ///
 /// Any other item (another `protocol`, `port` or `object`, an `authtype`, a `domain`,
 /// another application's attributes) is never read, changed or removed, even when its
@@ -61,7 +66,9 @@ enum ItemShape: Int, Comparable, Sendable {
             if let port = url.port { legacy[Name.port] = String(port) }
         }
         var result: [(shape: ItemShape, attributes: [String: String])] = []
-        for (shape, attributes) in [(ItemShape.current, current), (.plainPair, [Name.user: key.account, Name.server: key.server]), (.legacy, legacy)]
+        for (shape, attributes) in [
+            (ItemShape.current, current), (.plainPair, [Name.user: key.account, Name.server: key.server]), (.legacy, legacy),
+        ]
         where !result.contains(where: { $0.attributes == attributes }) {
             result.append((shape, attributes))
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// A server URL split the way GNOME's network-password schema records it, the way git's
 /// libsecret credential helper writes it: `protocol://server[:port][/object]`.
 ///

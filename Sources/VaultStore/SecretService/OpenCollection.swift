@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import CLibSecret
 
 /// The default collection during one `SecretServiceStore` operation: the session bus
@@ -125,7 +128,9 @@ struct OpenCollection {
         let kept = "\(Self.quoted(item.label)) was not deleted and is still there"
         _ = try run(
             prompt: prompt, asking: "asks to confirm deleting \(Self.quoted(item.label))", of: service, consequence: kept,
-            orThrow: { .notApproved("\(service.name) asks to confirm the deletion, and it was not confirmed (\($0)): \(kept); \(service.deletionHint)") })
+            orThrow: {
+                .notApproved("\(service.name) asks to confirm the deletion, and it was not confirmed (\($0)): \(kept); \(service.deletionHint)")
+            })
     }
 
     /// Runs a libsecret call that reports success as a gboolean, mapping failure.

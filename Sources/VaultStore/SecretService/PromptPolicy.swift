@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 /// What a ``SecretServiceStore`` does when the Secret Service answers with a prompt: an
 /// unlock dialog, a confirmation before an item is deleted, or an approval before a client
 /// may read an item (KeePassXC's "Confirm when passwords are retrieved by clients").

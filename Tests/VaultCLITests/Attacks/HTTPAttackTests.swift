@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
@@ -29,10 +32,12 @@ struct HTTPAttackTests {
 
     func expectOneLine(_ result: ProcessResult, status: Int32, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.status == status, "\(what): exit \(result.status) \(result.err)", sourceLocation: sourceLocation)
-        #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(what): \(result.err)",
-                sourceLocation: sourceLocation)
-        #expect(!result.err.contains("hostile-access-token") && !result.err.contains("hostile-refresh-token"),
-                sourceLocation: sourceLocation)
+        #expect(
+            result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(what): \(result.err)",
+            sourceLocation: sourceLocation)
+        #expect(
+            !result.err.contains("hostile-access-token") && !result.err.contains("hostile-refresh-token"),
+            sourceLocation: sourceLocation)
     }
 
     @Test("a response body that stalls after the head: exit 5 within the timeout, not a hang")
@@ -51,14 +56,17 @@ struct HTTPAttackTests {
         try await withHostileOrigin({ request in
             switch request.target {
             case "/endless":
-                .endless(head: HostileServer.head(200, headers: [("Transfer-Encoding", "chunked")]),
-                         chunk: Array("10000\r\n".utf8) + [UInt8](repeating: 0x41, count: 65536) + Array("\r\n".utf8), limit: 64 << 20)
+                .endless(
+                    head: HostileServer.head(200, headers: [("Transfer-Encoding", "chunked")]),
+                    chunk: Array("10000\r\n".utf8) + [UInt8](repeating: 0x41, count: 65536) + Array("\r\n".utf8), limit: 64 << 20)
             case "/twenty":
-                .endless(head: HostileServer.head(200, headers: [("Content-Length", String(20 << 20))]),
-                         chunk: [UInt8](repeating: 0x42, count: 65536), limit: 20 << 20)
+                .endless(
+                    head: HostileServer.head(200, headers: [("Content-Length", String(20 << 20))]),
+                    chunk: [UInt8](repeating: 0x42, count: 65536), limit: 20 << 20)
             default:
-                .endless(head: HostileServer.head(200, headers: [("Content-Length", String(tenMiB))]),
-                         chunk: [UInt8](repeating: 0x43, count: 65536), limit: tenMiB)
+                .endless(
+                    head: HostileServer.head(200, headers: [("Content-Length", String(tenMiB))]),
+                    chunk: [UInt8](repeating: 0x43, count: 65536), limit: tenMiB)
             }
         }) { fixture, _ in
             expectOneLine(try await fixture.vault(["request", "/endless"], timeout: 60), status: 5, "endless")
@@ -78,8 +86,12 @@ struct HTTPAttackTests {
             ("JSON of the wrong shape", HostileServer.response(200, "{\"accessToken\":42}")),
             ("binary", .raw(HostileServer.head(200, headers: [("Content-Length", "256")]) + (0..<256).map { UInt8($0) })),
             ("an array", HostileServer.response(200, "[1,2,3]")),
-            ("10 MiB of JSON", .endless(head: HostileServer.head(200, headers: [("Content-Length", String(10 << 20))]),
-                                        chunk: [UInt8](repeating: 0x20, count: 65536), limit: 10 << 20)),
+            (
+                "10 MiB of JSON",
+                .endless(
+                    head: HostileServer.head(200, headers: [("Content-Length", String(10 << 20))]),
+                    chunk: [UInt8](repeating: 0x20, count: 65536), limit: 10 << 20)
+            ),
             ("a stalled body", .stall(Self.head200 + Array("{\"acc".utf8), seconds: 30)),
         ]
         for (what, reply) in replies {
@@ -180,8 +192,9 @@ struct HTTPAttackTests {
         }
     }
 
-    @Test("--timeout that is not a sane number of seconds: exit 2, one line",
-          arguments: ["1e300", "nan", "inf", "-1", "0", "-0", "86401", "abc"])
+    @Test(
+        "--timeout that is not a sane number of seconds: exit 2, one line",
+        arguments: ["1e300", "nan", "inf", "-1", "0", "-0", "86401", "abc"])
     func absurdTimeouts(timeout: String) async throws {
         let fixture = try HostileFixture(server: "http://127.0.0.1:9")
         defer { fixture.remove() }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
 import VaultTestSupport
@@ -91,7 +94,9 @@ struct KeyringInspector {
             #expect(now.contains("label = \(item.neighbour.label)\n"), "\(item.neighbour) after \(action)", sourceLocation: sourceLocation)
             if try items(matching: item.neighbour.attributes).count == 1 {
                 let lookup = try run("/usr/bin/secret-tool", ["lookup"] + item.neighbour.attributes.flatMap { [$0.key, $0.value] })
-                #expect(lookup.status == 0 && lookup.out == item.neighbour.secret, "lookup \(item.neighbour) after \(action)", sourceLocation: sourceLocation)
+                #expect(
+                    lookup.status == 0 && lookup.out == item.neighbour.secret, "lookup \(item.neighbour) after \(action)",
+                    sourceLocation: sourceLocation)
             }
         }
     }
@@ -138,7 +143,8 @@ struct KeyringInspector {
         let name = "[/" + (path.split(separator: "/").last ?? "") + "]"
         // The search also returns items whose attributes include these, in no fixed order;
         // a block ends with a newline only when it is the last: compare without it.
-        let block = search.out.components(separatedBy: "\n[").map { $0.hasPrefix("[") ? $0 : "[" + $0 }
+        let block =
+            search.out.components(separatedBy: "\n[").map { $0.hasPrefix("[") ? $0 : "[" + $0 }
             .first { $0.hasPrefix(name + "\n") }.map { $0.hasSuffix("\n") ? String($0.dropLast()) : $0 } ?? "no secret-tool block"
         let stable = try NSRegularExpression(pattern: ", 'xdg:schema': '[^']*'|'Type': <'[^']*'>, |\nschema = [^\n]*")
         let text = properties.out + "\n" + block
@@ -176,7 +182,11 @@ struct KeyringInspector {
         }
         let output = NSTemporaryDirectory() + "vault-git-credential-libsecret-\(getpid())"
         let build = try? ChildProcess.start(
-            "/bin/sh", ["-c", "gcc -O1 $(pkg-config --cflags libsecret-1 glib-2.0) -o \"$1\" \"$2\" $(pkg-config --libs libsecret-1 glib-2.0)", "sh", output, source],
+            "/bin/sh",
+            [
+                "-c", "gcc -O1 $(pkg-config --cflags libsecret-1 glib-2.0) -o \"$1\" \"$2\" $(pkg-config --libs libsecret-1 glib-2.0)", "sh", output,
+                source,
+            ],
             environment: ["PATH": "/usr/bin:/bin"]
         ).finish(timeout: 120)
         guard build?.status == 0 else {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import AuthServer
 import Foundation
 import Testing
@@ -39,8 +42,9 @@ struct OriginAttackTests {
             for target in Self.hostileTargets(serverPort: serverPort, attackerPort: attacker.port) {
                 let result = try await fixture.request(target)
                 #expect(result.status == 2, "\(target.debugDescription): exit \(result.status) \(result.err)")
-                #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1,
-                        "\(target.debugDescription): \(result.err)")
+                #expect(
+                    result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1,
+                    "\(target.debugDescription): \(result.err)")
                 #expect(result.stdout.isEmpty, "\(target.debugDescription)")
                 fixture.expectNoLeak(result)
             }
@@ -94,8 +98,10 @@ struct OriginAttackTests {
     func sameOriginSpellingsWork() async throws {
         try await withLoggedIn { fixture, attacker in
             let upper = fixture.url.replacingOccurrences(of: "http://", with: "HTTP://")
-            for target in [upper + "/api/get_devs", "/api/get_devs?next=http://127.0.0.1:\(attacker.port)/x", "api/get_devs",
-                           "/api/get_devs#http://127.0.0.1:\(attacker.port)"] {
+            for target in [
+                upper + "/api/get_devs", "/api/get_devs?next=http://127.0.0.1:\(attacker.port)/x", "api/get_devs",
+                "/api/get_devs#http://127.0.0.1:\(attacker.port)",
+            ] {
                 let result = try await fixture.request(target)
                 #expect(result.status == 0, "\(target): \(result.err)")
                 #expect(result.out.contains("Grace Hopper"), "\(target)")
@@ -188,8 +194,9 @@ struct OriginAttackTests {
         }
     }
 
-    @Test("login, refresh and OAuth token requests never follow a redirect: the password never reaches the other host",
-          arguments: [301, 302, 303, 307, 308])
+    @Test(
+        "login, refresh and OAuth token requests never follow a redirect: the password never reaches the other host",
+        arguments: [301, 302, 303, 307, 308])
     func credentialRequestsNeverFollowRedirects(status: Int) async throws {
         let attacker = try HostileServer { _ in HostileServer.tokens() }
         defer { attacker.stop() }
@@ -206,8 +213,10 @@ struct OriginAttackTests {
         let secretFile = fixture.dir + "/client-secret"
         _ = FileManager.default.createFile(atPath: secretFile, contents: Data("client-secret-9c1d".utf8), attributes: [.posixPermissions: 0o600])
         let oauth = try await fixture.vault(
-            ["login", "--provider", "oauth2", "--token-url", origin.url + "/oauth/token", "--client-id", "c",
-             "--client-secret-file", secretFile, "--client-auth", "form"], stdin: "the-password-7f3a")
+            [
+                "login", "--provider", "oauth2", "--token-url", origin.url + "/oauth/token", "--client-id", "c",
+                "--client-secret-file", secretFile, "--client-auth", "form",
+            ], stdin: "the-password-7f3a")
         #expect(oauth.status == 5, "\(oauth.err)")
         #expect(attacker.received.isEmpty, "nothing followed the redirect")
         let list = try await VaultProcess.vaultAsync(["list", "--all"], environment: fixture.environment)
@@ -231,7 +240,9 @@ struct HostileFixture {
     }
 
     /// `vault COMMAND --server SERVER --account alice ARGS...` (the first argument is the command).
-    func vault(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], timeout: Double = 60) async throws
+    func vault(
+        _ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], timeout: Double = 60
+    ) async throws
         -> ProcessResult
     {
         let command = [arguments[0], "--server", server, "--account", "alice"] + arguments.dropFirst()

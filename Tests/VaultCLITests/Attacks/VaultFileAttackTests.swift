@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
 import Foundation
 import Testing
 import VaultTestSupport
@@ -30,7 +33,9 @@ final class VaultFileAttackTests {
     }
 
     @discardableResult
-    func vault(_ args: [String], stdin: Data? = nil, env extra: [String: String] = [:], timeout: Double = 30) async throws
+    func vault(
+        _ args: [String], stdin: Data? = nil, env extra: [String: String] = [:], timeout: Double = 30
+    ) async throws
         -> ProcessResult
     {
         try await VaultProcess.vaultAsync(args, environment: env(extra), stdin: stdin, timeout: timeout)
@@ -50,11 +55,14 @@ final class VaultFileAttackTests {
         return path
     }
 
-    func expectOneLine(_ result: ProcessResult, status: Int32, _ what: String, mentioning: String? = nil,
-                       sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectOneLine(
+        _ result: ProcessResult, status: Int32, _ what: String, mentioning: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == status, "\(what): exit \(result.status): \(result.err)", sourceLocation: sourceLocation)
-        #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(what): \(result.err)",
-                sourceLocation: sourceLocation)
+        #expect(
+            result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(what): \(result.err)",
+            sourceLocation: sourceLocation)
         if let mentioning { #expect(result.err.contains(mentioning), "\(what): \(result.err)", sourceLocation: sourceLocation) }
         for needle in [passphrase, secret] {
             #expect(!result.err.contains(needle) && !result.out.contains(needle), "\(what) leaked", sourceLocation: sourceLocation)
@@ -121,7 +129,8 @@ final class VaultFileAttackTests {
             for result in results where result.status != 0 { expectOneLine(result, status: 3, "the slower passwd") }
             var opening: [String] = []
             for candidate in [start, "first-\(round)-phrase", "second-\(round)-phrase"] {
-                let listed = try await vault(["load", "--server", "s", "--account", "a"], env: vaultEnv.merging(["VAULT_PASSPHRASE": candidate]) { $1 })
+                let listed = try await vault(
+                    ["load", "--server", "s", "--account", "a"], env: vaultEnv.merging(["VAULT_PASSPHRASE": candidate]) { $1 })
                 if listed.status == 0 {
                     #expect(listed.out == secret)
                     opening.append(candidate)
@@ -292,8 +301,9 @@ final class VaultFileAttackTests {
         close(fd)
         expectOneLine(try await load("a"), status: 3, "65 MiB file", mentioning: "larger than")
         unlink(vaultFile)
-        _ = FileManager.default.createFile(atPath: vaultFile, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
-                                           attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: vaultFile, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
+            attributes: [.posixPermissions: 0o600])
         expectOneLine(try await load("a"), status: 3, "garbage")
         expectOneLine(try await save("a", secret), status: 3, "save over garbage")
     }
@@ -318,8 +328,9 @@ final class VaultFileAttackTests {
 
     // MARK: the terminal
 
-    @Test("Ctrl-C or SIGTERM at the passphrase prompt leaves echo on; the process keeps no core dump",
-          arguments: ["ctrl-c", "sigterm"])
+    @Test(
+        "Ctrl-C or SIGTERM at the passphrase prompt leaves echo on; the process keeps no core dump",
+        arguments: ["ctrl-c", "sigterm"])
     func interruptedPrompt(how: String) async throws {
         #expect(try await save("a", secret).status == 0)
         var ttyEnv = env()
