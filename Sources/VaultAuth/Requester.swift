@@ -200,10 +200,10 @@ public actor Requester {
             return try await usableTokens()
         }
         if state.refreshTask == nil {
-            try rejectionRefreshes.admit(at: ContinuousClock.now)
+            try rejectionRefreshes.check(at: ContinuousClock.now)
         }
         logger.debug("401 for the current token; refreshing once")
-        return try await refreshedTokens(replacing: used)
+        return try await refreshedTokens(replacing: used, becauseRejected: true)
     }
 
     /// A valid access token, refreshed first if needed (`vault token`).
@@ -282,8 +282,10 @@ public actor Requester {
         }
     }
 
-    /// Single flight: joins the refresh under way, or starts one.
-    private func refreshedTokens(replacing old: TokenSet) async throws(AuthError) -> TokenSet {
+    /// Single flight: joins the refresh under way, or starts one. A refresh started
+    /// because a token was rejected counts in the refresh window once it has succeeded (a
+    /// failed one issued no token: a 5xx stays a server error).
+    private func refreshedTokens(replacing old: TokenSet, becauseRejected: Bool = false) async throws(AuthError) -> TokenSet {
         let task: Task<Result<TokenSet, AuthError>, Never>
         switch state {
         case .refreshing(_, let running):
@@ -294,7 +296,7 @@ public actor Requester {
             {
                 return held.tokens
             }
-            task = Task { await self.performRefresh(replacing: old, heldUnstored: !held.stored) }
+            task = Task { await self.performRefresh(replacing: old, becauseRejected: becauseRejected) }
             state = .refreshing(held, task)
         case .unloaded, .loading, .absent:
             // Only held tokens are refreshed; reaching here means they were never loaded.
@@ -305,10 +307,11 @@ public actor Requester {
 
     /// The refresh itself: cross-process lock, re-read, refresh (or re-login), store,
     /// then publish in memory. Runs once per flight; ends the `refreshing` state.
-    private func performRefresh(replacing old: TokenSet, heldUnstored: Bool) async -> Result<TokenSet, AuthError> {
+    private func performRefresh(replacing old: TokenSet, becauseRejected: Bool) async -> Result<TokenSet, AuthError> {
         let result: Result<(tokens: TokenSet, stored: Bool), AuthError>
         do throws(AuthError) {
-            result = .success(try await refreshUnderLock(replacing: old, heldUnstored: heldUnstored))
+            result = .success(try await refreshUnderLock(replacing: old))
+            if becauseRejected { rejectionRefreshes.record(at: ContinuousClock.now) }
         } catch {
             result = .failure(error)
         }
@@ -322,11 +325,13 @@ public actor Requester {
 
     /// Under the cross-process lock: adopt what another process stored, else refresh (or
     /// log in again), then persist. Returns the tokens and whether the store took them.
-    private func refreshUnderLock(replacing old: TokenSet, heldUnstored: Bool) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
+    private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
         let lock = try await takeCrossProcessLock()
         defer { withExtendedLifetime(lock) {} }
         // Tokens held only in memory are newer than anything stored: the store's are
-        // rotated away, so neither adopt nor refresh from them.
+        // rotated away, so neither adopt nor refresh from them. Asked under the lock: a
+        // retried save may have stored them while this refresh waited for it.
+        let heldUnstored = state.held.map { !$0.stored } ?? false
         let stored = heldUnstored ? nil : try await account.loadTokens()
         if let adopted = adoptable(stored, replacing: old) { return (adopted, true) }
         let new = try await refreshOrLogIn(from: stored ?? old)

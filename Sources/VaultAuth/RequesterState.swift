@@ -89,14 +89,18 @@ struct RefreshWindow {
         self.maximumAttempts = max(1, maximumAttempts)
     }
 
-    /// Counts an attempt at `now`, or throws when the window is full.
-    mutating func admit(at now: ContinuousClock.Instant) throws(AuthError) {
+    /// Throws when `maximumAttempts` refreshes were recorded within the last `interval`.
+    mutating func check(at now: ContinuousClock.Instant) throws(AuthError) {
         attempts.removeAll { now - $0 >= interval }
         guard attempts.count < maximumAttempts else {
             throw .excessiveRefresh(
                 "the server rejected \(maximumAttempts) new access tokens within \(interval); not refreshing again for now "
                     + "(is the 401 from another service than the account's?)")
         }
+    }
+
+    /// Records a refresh (one that issued a new token) at `now`.
+    mutating func record(at now: ContinuousClock.Instant) {
         attempts.append(now)
     }
 }

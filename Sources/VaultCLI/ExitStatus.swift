@@ -9,7 +9,7 @@ import VaultStore
 /// decides what number a shell sees.
 public enum ExitStatus {
     public static let success: Int32 = 0
-    /// `load` (and `vault exec`) found no item.
+    /// `load` found no item.
     public static let notFound: Int32 = 1
     /// Bad usage or input.
     public static let usage: Int32 = 2

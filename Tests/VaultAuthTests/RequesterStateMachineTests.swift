@@ -215,6 +215,23 @@ struct RequesterStateMachineTests {
         #expect(transport.bearers == ["access-0"])
     }
 
+    @Test("refreshes that fail (the auth server answers 503) issue no token: they never fill the refresh window")
+    func failedRefreshesDoNotCountInTheWindow() async throws {
+        let f = try await Fixture()
+        f.provider.fail(with: .server(status: 503, message: "maintenance"))
+        let transport = FakeTransport { _ in HTTPResponse(status: 401) }
+        let requester = f.requester(transport)
+        for attempt in 0..<5 {
+            let error = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
+            guard case .server(let status, _)? = error else {
+                Issue.record("attempt \(attempt): expected the 503, got \(String(describing: error))")
+                return
+            }
+            #expect(status == 503 && error?.isTransient == true)
+        }
+        #expect(f.provider.refreshCount == 5, "every request tried its refresh")
+    }
+
     @Test("a resource that rejects every new token: at most the refresh window's refreshes, then .excessiveRefresh")
     func refreshStormIsBounded() async throws {
         let f = try await Fixture()
