@@ -20,12 +20,7 @@ extension SynchronousProcessSuites {
         init() throws {
             dir = try TemporaryDirectory.make(prefix: "vault-ss-cli")
             server = "ss-\(getpid())-\(UUID().uuidString.prefix(8).lowercased()).example.com"
-            let outcome = SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5))
-            if !outcome.available {
-                let how = "Run them with Scripts/test (or Scripts/with-keyring swift test), or set VAULT_SKIP_KEYRING_TESTS=1 to skip them."
-                Issue.record("no Secret Service for the keyring tests: \(outcome.reason). \(how)")
-                throw CancellationError()
-            }
+            try KeyringTestEnvironment.require()
         }
 
         deinit { TemporaryDirectory.remove(dir) }

@@ -6,41 +6,6 @@ import Testing
 import VaultStore
 import VaultTestSupport
 
-/// Whether the Secret Service tests may run. They need a real Secret Service on the
-/// session bus (`Scripts/test` runs everything under `Scripts/with-keyring`). Without
-/// one they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
-enum KeyringTestEnvironment {
-    static var skipRequested: Bool { ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1" }
-
-    /// Records a failure and throws when no Secret Service answers.
-    static func require(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let outcome = SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5))
-        if !outcome.available {
-            Issue.record(
-                """
-                no Secret Service for the keyring tests: \(outcome.reason). Run the tests with \
-                Scripts/test (or Scripts/with-keyring swift test), or set VAULT_SKIP_KEYRING_TESTS=1 to skip them.
-                """, sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-    }
-
-    /// True inside `Scripts/with-keepassxc` (KeePassXC, not GNOME Keyring).
-    static var isKeePassXC: Bool { ProcessInfo.processInfo.environment["VAULT_WITH_KEEPASSXC"] == "1" }
-
-    /// `secret-tool search --all`'s attribute lines, without those KeePassXC adds to every
-    /// item (its entry fields and the content type of a binary secret).
-    static func attributeLines(_ searchOutput: String) -> Set<Substring> {
-        let keePassXC = ["Title", "UserName", "URL", "Notes", "Path", "Uuid", "FDO_SECRETS_CONTENT_TYPE"]
-        return Set(searchOutput.split(separator: "\n").filter { line in !keePassXC.contains { line.hasPrefix("attribute.\($0) = ") } })
-    }
-
-    /// A unique name for this run, so parallel runs and tests never share items.
-    static func uniqueNamespace(_ prefix: String) -> String {
-        "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
-    }
-}
-
 /// Runs a program to completion (a `ChildProcess`: bounded, output drained on threads of
 /// its own); `environment` nil inherits this process's.
 @discardableResult

@@ -123,7 +123,7 @@ struct KeyringInspector {
         }
         // The schema, and what KeePassXC adds to every item (its entry fields, a binary
         // secret's content type), are no attributes of the item's shape.
-        for name in ["xdg:schema", "Title", "UserName", "URL", "Notes", "Path", "Uuid", "FDO_SECRETS_CONTENT_TYPE"] {
+        for name in ["xdg:schema"] + KeyringTestEnvironment.keePassXCAttributes {
             attributes[name] = nil
         }
         return attributes

@@ -219,7 +219,7 @@ extension SynchronousProcessSuites {
 
         // MARK: Another collection
 
-        @Test(.disabled(if: ProcessInfo.processInfo.environment["VAULT_WITH_KEEPASSXC"] == "1", "KeePassXC exposes one collection"))
+        @Test(.disabled(if: KeyringTestEnvironment.isKeePassXC, "KeePassXC exposes one collection"))
         func anItemOfTheSameShapeInAnotherCollectionIsNeverTouched() throws {
             let stored = try keyring.run(
                 "/usr/bin/secret-tool", ["store", "--collection=session", "--label=session item", "user", "frank", "server", host],
