@@ -170,6 +170,31 @@ extension SynchronousProcessSuites {
             }
         }
 
+        @Test func neighboursOfEveryKindSurviveSaveAndRemoveByteForByte() throws {
+            try KeePassXCInstance.with(home: home) { kp in
+                let neighbours: [[String]] = [
+                    ["protocol", "imap"], ["protocol", "smtp"], ["port", "8443"], ["object", "repo.git"],
+                    ["authtype", "ntlm"], ["domain", "CORP"], ["xdg:schema", "org.other.App"],
+                    ["protocol", "https", "port", "8443", "object", "repo.git"],
+                ]
+                for (index, extra) in neighbours.enumerated() {
+                    let stored = try ChildProcess.start(
+                        "/usr/bin/secret-tool", ["store", "--label=n\(index)", "user", "alice", "server", "ex.com"] + extra,
+                        environment: kp.environment, stdin: Data("neighbour-\(index)".utf8)
+                    ).finish(timeout: 20)
+                    #expect(stored.status == 0, "\(extra): \(stored.err)")
+                }
+                let before = try secretTool(kp, "search", "--all", "user", "alice", "server", "ex.com")
+                #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
+                #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret + "2").status == 0)
+                #expect(try vault(kp, "load", "--server", "ex.com", "--account", "alice").out == secret + "2")
+                #expect(try vault(kp, "remove", "--server", "ex.com", "--account", "alice").status == 0)
+                let after = try secretTool(kp, "search", "--all", "user", "alice", "server", "ex.com")
+                #expect(after.out == before.out && after.err == before.err, "every neighbour as it was:\n\(before.out)\n---\n\(after.out)")
+                #expect(try secretTool(kp, "lookup", "Title", "KeePassXC's own entry").out == "keepassxc-own-secret")
+            }
+        }
+
         @Test func removeWithoutConfirmationDeletesOnlyVaultsItem() throws {
             try KeePassXCInstance.with(home: home) { kp in
                 #expect(

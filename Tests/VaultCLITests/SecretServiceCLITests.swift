@@ -169,7 +169,9 @@ extension SynchronousProcessSuites {
             #expect(alias.out.contains("'/'"), "no collection was created: \(alias.out)")
         }
 
-        @Test func severalProcessesSavingAtOnceAllLand() throws {
+        @Test(
+            .disabled(if: KeyringTestEnvironment.isKeePassXC, "KeePassXC 2.7.4 crashes (SIGSEGV) under concurrent clients; covered on GNOME Keyring"))
+        func severalProcessesSavingAtOnceAllLand() throws {
             let count = 8
             let running = try (0..<count).map { index in
                 try ChildProcess.start(

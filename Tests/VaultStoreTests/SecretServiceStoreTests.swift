@@ -164,7 +164,8 @@ struct SecretServiceStoreTests {
         #expect(try store.load(server: server, account: "empty")?.secret == Secret(bytes: []))
     }
 
-    @Test func concurrentSavesFromManyThreadsAllLand() async throws {
+    @Test(.disabled(if: KeyringTestEnvironment.isKeePassXC, "KeePassXC 2.7.4 crashes (SIGSEGV) under concurrent clients; covered on GNOME Keyring"))
+    func concurrentSavesFromManyThreadsAllLand() async throws {
         try KeyringTestEnvironment.require()
         let store = try SecretServiceStore()
         let server = "\(KeyringTestEnvironment.uniqueNamespace("threads")).example.org"
