@@ -90,7 +90,9 @@ let package = Package(
             name: "VaultCLITests",
             dependencies: ["VaultStore", "VaultAuth", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth-server"]),
         .testTarget(name: "VaultAuthTests", dependencies: ["VaultAuth", "AuthServer", "VaultTestSupport"]),
-        .testTarget(name: "AuthServerTests", dependencies: ["AuthServer", "VaultTestSupport"]),
+        .testTarget(
+            name: "AuthServerTests",
+            dependencies: ["AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
     ],
     swiftLanguageModes: [.v6]
 )

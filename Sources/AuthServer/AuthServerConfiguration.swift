@@ -53,6 +53,23 @@ public struct AuthServerConfiguration: Sendable {
     /// Log level of the server's logger (default `.warning`); logs go to stderr and never
     /// contain tokens or passwords.
     public var logLevel: Logger.Level
+    /// Public OAuth clients (RFC 6749 §2.1): ids without a secret, which authenticate by
+    /// `client_id` alone and must use PKCE S256 at `GET /oauth/authorize`.
+    public var publicClients: [String]
+    /// Lifetime of authorization codes in seconds (default 60).
+    public var authorizationCodeLifetime: Double
+    /// Lifetime of device codes in seconds (RFC 8628 `expires_in`, default 300).
+    public var deviceCodeLifetime: Double
+    /// The minimum polling interval of the device grant in seconds (RFC 8628 `interval`, default 5).
+    public var deviceInterval: Double
+    /// What a `slow_down` adds to a device code's interval, in seconds (RFC 8628 §3.5: 5).
+    public var deviceSlowDownIncrement: Double
+    /// When `true`, an expired device code keeps answering `authorization_pending` instead of
+    /// `expired_token` (as some real servers do; tests only).
+    public var devicePendingAfterExpiry: Bool
+    /// The issuer named in the discovery metadata instead of the server's own base URL;
+    /// `nil` (the default) names the base URL. Tests set it to play an issuer mismatch.
+    public var issuerOverride: String?
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -65,7 +82,14 @@ public struct AuthServerConfiguration: Sendable {
         testControls: Bool = false,
         maxBodySize: Int = 64 * 1024,
         passwordHashIterations: Int = 1000,
-        logLevel: Logger.Level = .warning
+        logLevel: Logger.Level = .warning,
+        publicClients: [String] = [],
+        authorizationCodeLifetime: Double = 60,
+        deviceCodeLifetime: Double = 300,
+        deviceInterval: Double = 5,
+        deviceSlowDownIncrement: Double = 5,
+        devicePendingAfterExpiry: Bool = false,
+        issuerOverride: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -77,6 +101,13 @@ public struct AuthServerConfiguration: Sendable {
         self.maxBodySize = maxBodySize
         self.passwordHashIterations = passwordHashIterations
         self.logLevel = logLevel
+        self.publicClients = publicClients
+        self.authorizationCodeLifetime = authorizationCodeLifetime
+        self.deviceCodeLifetime = deviceCodeLifetime
+        self.deviceInterval = deviceInterval
+        self.deviceSlowDownIncrement = deviceSlowDownIncrement
+        self.devicePendingAfterExpiry = devicePendingAfterExpiry
+        self.issuerOverride = issuerOverride
     }
 
     /// Checks the values that would make the server misbehave; throws
@@ -96,6 +127,18 @@ public struct AuthServerConfiguration: Sendable {
         }
         guard passwordHashIterations >= 1 else {
             throw AuthServerConfigurationError("password hash iterations must be at least 1")
+        }
+        for (name, value) in [
+            ("authorization code lifetime", authorizationCodeLifetime), ("device code lifetime", deviceCodeLifetime),
+            ("device interval", deviceInterval),
+        ] {
+            guard value.isFinite, value > 0 else { throw AuthServerConfigurationError("\(name) must be positive") }
+        }
+        guard deviceSlowDownIncrement.isFinite, deviceSlowDownIncrement >= 0 else {
+            throw AuthServerConfigurationError("slow_down increment must not be negative")
+        }
+        guard publicClients.allSatisfy({ !$0.isEmpty }) else {
+            throw AuthServerConfigurationError("public client ids must not be empty")
         }
         guard !host.isEmpty else {
             throw AuthServerConfigurationError("host must not be empty")

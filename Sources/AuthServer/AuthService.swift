@@ -2,6 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import JWTKit
+import Synchronization
 
 /// Why an authentication operation failed; each case maps to a stable message and status.
 enum AuthFailure: Error, Sendable, Equatable {
@@ -50,6 +52,8 @@ struct IssuedTokens: Sendable {
     let refresh: SignedToken?
     /// The granted scope.
     let scope: String?
+    /// The OpenID Connect ID token, for `openid` scopes of OAuth clients.
+    var idToken: String? = nil
 
     /// The `/api` reply for register and login.
     var apiUser: User? {
@@ -75,15 +79,28 @@ final class AuthService: Sendable {
     let users: UserDirectory
     let clients: ClientDirectory
     let stats: StatsRecorder
+    /// The ES256 key that signs ID tokens.
+    let signing: SigningKeys
+    /// The base URL and issuer.
+    let identity: ServerIdentity
     private let tokens: TokenService
     private let accessLifetimeMillis: Int64
     private let refreshLifetimeMillis: Int64
+    /// Access tokens revoked by RFC 7009 (`jti` -> expiry, Unix ms).
+    private let revokedAccess = Mutex([String: Int64]())
 
-    init(configuration: AuthServerConfiguration, users: UserDirectory, stats: StatsRecorder, tokens: TokenService) {
+    init(
+        configuration: AuthServerConfiguration, users: UserDirectory, stats: StatsRecorder, tokens: TokenService,
+        signing: SigningKeys, identity: ServerIdentity
+    ) {
         self.users = users
-        self.clients = ClientDirectory(clients: configuration.clients, iterations: configuration.passwordHashIterations)
+        self.clients = ClientDirectory(
+            clients: configuration.clients, publicClients: configuration.publicClients,
+            iterations: configuration.passwordHashIterations)
         self.stats = stats
         self.tokens = tokens
+        self.signing = signing
+        self.identity = identity
         self.accessLifetimeMillis = max(1, Int64((configuration.accessTokenLifetime * 1000).rounded()))
         self.refreshLifetimeMillis = max(1, Int64((configuration.refreshTokenLifetime * 1000).rounded()))
     }
@@ -108,10 +125,74 @@ final class AuthService: Sendable {
         return result
     }
 
+    /// Issues a token pair to a user who authorized `clientID` (authorization code or device
+    /// grant), with an ID token when `scope` has `openid`.
+    func issueAuthorized(user: UserIdentity, clientID: String, scope: String?, nonce: String?) async -> Result<IssuedTokens, AuthFailure> {
+        await withIDToken(await issue(to: user, clientID: clientID, scope: scope), clientID: clientID, nonce: nonce)
+    }
+
+    /// Adds an ID token to a successful OAuth issue whose scope has `openid`.
+    private func withIDToken(
+        _ result: Result<IssuedTokens, AuthFailure>, clientID: String?, nonce: String?
+    ) async -> Result<IssuedTokens, AuthFailure> {
+        guard case .success(var issued) = result, let user = issued.user, let clientID,
+            (issued.scope ?? "").split(separator: " ").contains("openid")
+        else { return result }
+        let claims = IDTokenClaims(
+            issuer: IssuerClaim(value: identity.issuer),
+            subject: SubjectClaim(value: String(user.id)),
+            audience: AudienceClaim(value: clientID),
+            expiration: ExpirationClaim(value: Date(timeIntervalSince1970: Double(issued.access.expiresAtMillis) / 1000)),
+            issuedAt: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(WallClock.millis() / 1000))),
+            nonce: nonce,
+            email: "\(user.login)@vault.invalid",
+            name: user.login)
+        do {
+            issued.idToken = try await signing.sign(claims)
+        } catch {
+            return .failure(.internalError)
+        }
+        stats.increment(\.idTokens)
+        return .success(issued)
+    }
+
+    /// What ``revoke(token:clientID:)`` concluded.
+    enum Revocation: Sendable, Equatable {
+        /// Revoked, or unknown (RFC 7009 §2.2: both answer 200).
+        case done
+        /// The token was issued to another client.
+        case foreign
+    }
+
+    /// Revokes a refresh or access token of `clientID` (RFC 7009 §2.1).
+    func revoke(token: String, clientID: String) async -> Revocation {
+        for kind in [TokenKind.refresh, .access] {
+            let claims: TokenClaims
+            switch await tokens.decode(token, as: kind) {
+            case .valid(let valid), .expired(let valid): claims = valid
+            case .invalid: continue
+            }
+            guard claims.clientID == clientID else { return .foreign }
+            if kind == .refresh {
+                if let userID = Int64(claims.subject.value) {
+                    _ = users.revokeRefreshToken(userID: userID, tokenID: claims.id.value)
+                }
+            } else {
+                let now = WallClock.millis()
+                revokedAccess.withLock { revoked in
+                    revoked = revoked.filter { $0.value > now }
+                    revoked[claims.id.value] = claims.expiresAtMillis
+                }
+            }
+            return .done
+        }
+        return .done
+    }
+
     /// Rotates a refresh token: the presented one dies, a new pair is issued. The token must
     /// have been issued through the same channel (`clientID` `nil` for `/api`).
     func refresh(token: String, clientID: String?, requestedScope: String?) async -> Result<IssuedTokens, AuthFailure> {
-        let result = await rotate(token: token, clientID: clientID, requestedScope: requestedScope)
+        let result = await withIDToken(await rotate(token: token, clientID: clientID, requestedScope: requestedScope), clientID: clientID, nonce: nil)
         switch result {
         case .success: stats.increment(\.refreshes)
         case .failure(let failure) where failure != .internalError && failure != .invalidScope:
@@ -204,6 +285,7 @@ final class AuthService: Sendable {
         case .expired: return .failure(.accessTokenExpired)
         case .invalid: return .failure(.invalidAccessToken)
         }
+        guard !revokedAccess.withLock({ $0[claims.id.value] != nil }) else { return .failure(.invalidAccessToken) }
         switch claims.principal {
         case .user:
             guard let id = Int64(claims.subject.value), users.acceptsAccessToken(userID: id, generation: claims.generation) else {

@@ -17,6 +17,16 @@ public enum OAuthErrorCode: String, Codable, Sendable {
     case invalidScope = "invalid_scope"
     /// The server failed or a fault was injected (500).
     case serverError = "server_error"
+    /// Device grant: the user has not answered yet (RFC 8628 §3.5, 400).
+    case authorizationPending = "authorization_pending"
+    /// Device grant: polled faster than the interval, which grows by 5 s (400).
+    case slowDown = "slow_down"
+    /// The user denied the request (400 at the token endpoint; also in redirects).
+    case accessDenied = "access_denied"
+    /// Device grant: the device code expired (400).
+    case expiredToken = "expired_token"
+    /// `GET /oauth/authorize` with a `response_type` other than `code` (in the redirect).
+    case unsupportedResponseType = "unsupported_response_type"
 }
 
 /// `{"error","error_description"}`: an RFC 6749 §5.2 error reply.
@@ -48,6 +58,7 @@ public struct OAuthTokenResponse: Codable, Sendable, Equatable {
         case expiresIn = "expires_in"
         case refreshToken = "refresh_token"
         case scope
+        case idToken = "id_token"
     }
 
     /// The access token (also accepted by `GET /api/get_devs`).
@@ -60,9 +71,15 @@ public struct OAuthTokenResponse: Codable, Sendable, Equatable {
     public var refreshToken: String?
     /// The granted scope, when one was requested.
     public var scope: String?
+    /// The OpenID Connect ID token (ES256, see ``IDTokenClaims``) when the scope has `openid`.
+    public var idToken: String?
 
     /// Creates a success reply.
-    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String?, scope: String?) {
+    public init(
+        accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String?, scope: String?,
+        idToken: String? = nil
+    ) {
+        self.idToken = idToken
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn

@@ -24,7 +24,12 @@ import Synchronization
 ///   the presented refresh token is dead afterwards (rotation)
 /// - `GET /api/get_devs` with `Authorization: Bearer <access>` -> `[`Developer`]`
 /// - `GET /api/stats` -> ``AuthServerStats``
-/// - `POST /oauth/token` (RFC 6749, see ``OAuthTokenResponse`` and ``OAuthError``)
+/// - `POST /oauth/token` (RFC 6749, see ``OAuthTokenResponse`` and ``OAuthError``): password,
+///   refresh_token, client_credentials, authorization_code (PKCE S256) and device_code grants
+/// - `GET /.well-known/openid-configuration`, `GET /.well-known/oauth-authorization-server`
+///   -> ``AuthServerMetadata``; `GET /oauth/jwks` (the ES256 key of the ID tokens)
+/// - `GET`/`POST /oauth/authorize` (login and consent page), `POST /oauth/device_authorization`
+///   and `GET`/`POST /device` (RFC 8628), `POST /oauth/revoke` (RFC 7009), `GET /oauth/logout`
 /// - `POST /api/test/...` only with ``AuthServerConfiguration/testControls``
 ///
 /// Tokens are HS256 JWTs signed with a random key made for each server instance, so tokens
@@ -45,7 +50,10 @@ public final class ReferenceAuthServer: Sendable {
         var port: Int?
         var task: Task<Void, Never>?
         var group: ServiceGroup?
+        var signing: SigningKeys?
     }
+
+    private let identity: ServerIdentity
 
     /// Creates a stopped server; pre-registers ``AuthServerConfiguration/users``.
     /// Throws ``AuthServerConfigurationError`` for an unusable configuration.
@@ -56,6 +64,7 @@ public final class ReferenceAuthServer: Sendable {
         var logger = Logger(label: "vault-auth-server") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = configuration.logLevel
         self.logger = logger
+        self.identity = ServerIdentity(issuerOverride: configuration.issuerOverride)
     }
 
     /// The bound port while running, else `nil`.
@@ -82,17 +91,26 @@ public final class ReferenceAuthServer: Sendable {
 
         let (events, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
         let tokens = await TokenService.make()
+        let signing = await SigningKeys.make()
+        let identity = self.identity
         let components = ServerComponents(
-            service: AuthService(configuration: configuration, users: users, stats: statsRecorder, tokens: tokens),
+            service: AuthService(
+                configuration: configuration, users: users, stats: statsRecorder, tokens: tokens, signing: signing,
+                identity: identity),
             stats: statsRecorder,
             faults: faults,
-            configuration: configuration)
+            configuration: configuration,
+            grants: AuthorizationGrants())
+        state.withLock { $0.signing = signing }
         let configuration = self.configuration
+        let urlHost = Self.urlHost(configuration.host)
         let app = Application(
             router: components.makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
-                continuation.yield(.success(channel.localAddress?.port ?? configuration.port))
+                let port = channel.localAddress?.port ?? configuration.port
+                identity.baseURL = "http://\(urlHost):\(port)"
+                continuation.yield(.success(port))
             },
             logger: logger)
         var groupConfiguration = ServiceGroupConfiguration(services: [app], logger: logger)
@@ -156,6 +174,20 @@ public final class ReferenceAuthServer: Sendable {
     /// A snapshot of the counters served by `GET /api/stats`.
     public var stats: AuthServerStats {
         statsRecorder.snapshot()
+    }
+
+    /// Replaces the ID-token signing key (new `kid`; the old key leaves the JWKS); returns the
+    /// new `kid`, or `nil` before ``start()``.
+    @discardableResult
+    public func rotateSigningKey() async -> String? {
+        guard let signing = state.withLock({ $0.signing }) else { return nil }
+        return await signing.rotate()
+    }
+
+    /// Makes the discovery metadata (and ID tokens) name `issuer` instead of the base URL;
+    /// `nil` restores the base URL.
+    public func setIssuerOverride(_ issuer: String?) {
+        identity.setIssuerOverride(issuer)
     }
 
     /// Sets every stats counter back to zero.

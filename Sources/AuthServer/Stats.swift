@@ -31,6 +31,22 @@ public struct AuthServerStats: Codable, Sendable, Equatable {
     public var oauthTokens = 0
     /// Error replies of `POST /oauth/token` (any RFC 6749 §5.2 error).
     public var oauthFailures = 0
+    /// Authorization codes issued by `POST /oauth/authorize` (the user allowed).
+    public var authorizations = 0
+    /// Authorization or device requests the user denied.
+    public var authorizationDenials = 0
+    /// Authorization codes exchanged for tokens at `POST /oauth/token`.
+    public var codeExchanges = 0
+    /// Device codes issued by `POST /oauth/device_authorization`.
+    public var deviceAuthorizations = 0
+    /// Device-code polls of `POST /oauth/token` (any answer).
+    public var devicePolls = 0
+    /// Accepted `POST /oauth/revoke` requests (known or unknown token).
+    public var revocations = 0
+    /// ID tokens issued (any grant).
+    public var idTokens = 0
+    /// `GET /oauth/jwks` requests.
+    public var jwksFetches = 0
 
     /// All counters at zero.
     public init() {}

@@ -80,6 +80,13 @@ final class UserDirectory: Sendable {
         }
     }
 
+    /// The user with `login`, if any.
+    func userIdentity(login: String) -> UserIdentity? {
+        state.withLock { state in
+            state.byLogin[login].map { UserIdentity(id: $0.id, login: $0.login, generation: $0.generation) }
+        }
+    }
+
     /// Whether the user exists and access tokens of `generation` are still honoured.
     func acceptsAccessToken(userID: Int64, generation: Int) -> Bool {
         user(id: userID)?.generation == generation
@@ -123,6 +130,14 @@ final class UserDirectory: Sendable {
             guard state.byLogin[login] != nil else { return false }
             state.byLogin[login]?.generation += 1
             return true
+        }
+    }
+
+    /// Kills one refresh token (RFC 7009); `false` if it was not live.
+    func revokeRefreshToken(userID: Int64, tokenID: String) -> Bool {
+        state.withLock { state in
+            guard let login = state.loginByID[userID] else { return false }
+            return state.byLogin[login]?.refreshTokens.removeValue(forKey: tokenID) != nil
         }
     }
 

@@ -14,7 +14,8 @@ import Logging
 struct VaultAuthServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault-auth-server",
-        abstract: "Serve the reference auth API (JWT access/refresh tokens, RFC 6749 token endpoint)."
+        abstract: "Serve the reference auth API (JWT access/refresh tokens, RFC 6749 token endpoint, OpenID Connect discovery, "
+            + "authorization code with PKCE, device grant, revocation, ES256 ID tokens)."
     )
 
     @Option(help: "Address to bind.")
@@ -35,6 +36,18 @@ struct VaultAuthServerCommand: ParsableCommand {
     @Option(name: .customLong("client"), help: "Register an OAuth client, ID:SECRET (repeatable).")
     var clients: [String] = []
 
+    @Option(name: .customLong("public-client"), help: "Register a public OAuth client (no secret; PKCE S256 required), ID (repeatable).")
+    var publicClients: [String] = []
+
+    @Option(name: .customLong("code-ttl"), help: "Authorization code lifetime in seconds.")
+    var codeTTL: Double = 60
+
+    @Option(name: .customLong("device-expires-in"), help: "Device code lifetime in seconds (RFC 8628 expires_in).")
+    var deviceExpiresIn: Double = 300
+
+    @Option(name: .customLong("device-interval"), help: "Minimum device-code polling interval in seconds (RFC 8628 interval).")
+    var deviceInterval: Double = 5
+
     @Flag(name: .customLong("test-controls"), help: "Serve the POST /api/test/... control endpoints (tests only).")
     var testControls = false
 
@@ -44,6 +57,12 @@ struct VaultAuthServerCommand: ParsableCommand {
     func validate() throws {
         guard accessTTL.isFinite, accessTTL > 0 else { throw ValidationError("--access-ttl must be positive") }
         guard refreshTTL.isFinite, refreshTTL > 0 else { throw ValidationError("--refresh-ttl must be positive") }
+        for (flag, value) in [("--code-ttl", codeTTL), ("--device-expires-in", deviceExpiresIn), ("--device-interval", deviceInterval)] {
+            guard value.isFinite, value > 0 else { throw ValidationError("\(flag) must be positive") }
+        }
+        guard publicClients.allSatisfy({ !$0.isEmpty && !$0.contains(":") }) else {
+            throw ValidationError("--public-client expects an ID without a secret")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for user in users where CredentialPair(parsing: user) == nil {
@@ -64,7 +83,11 @@ struct VaultAuthServerCommand: ParsableCommand {
             users: users.compactMap(CredentialPair.init(parsing:)),
             clients: clients.compactMap(CredentialPair.init(parsing:)),
             testControls: testControls,
-            logLevel: Logger.Level(rawValue: logLevel) ?? .warning
+            logLevel: Logger.Level(rawValue: logLevel) ?? .warning,
+            publicClients: publicClients,
+            authorizationCodeLifetime: codeTTL,
+            deviceCodeLifetime: deviceExpiresIn,
+            deviceInterval: deviceInterval
         )
         let server = try ReferenceAuthServer(configuration: configuration)
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])

@@ -8,18 +8,15 @@ import Hummingbird
 ///
 /// Grants: `password` (`username`, `password`, optional `scope`), `refresh_token`
 /// (`refresh_token`, optional `scope` no wider than granted; rotation as on `/api`), and
-/// `client_credentials` (optional `scope`; no refresh token). Every grant requires client
-/// authentication, by HTTP Basic (`client_id:client_secret`, each form-urlencoded) or by
-/// `client_id`/`client_secret` form fields, not both. Refresh tokens are bound to the client
+/// `client_credentials` (optional `scope`; no refresh token; confidential clients only),
+/// `authorization_code` (`code`, `redirect_uri`, `code_verifier`; RFC 7636 S256) and the
+/// device grant (`device_code`, RFC 8628). Tokens for an `openid` scope come with an
+/// `id_token`. Confidential clients authenticate by HTTP Basic (`client_id:client_secret`,
+/// each form-urlencoded) or by `client_id`/`client_secret` form fields, not both; public
+/// clients by `client_id` alone. Refresh tokens are bound to the client
 /// they were issued to. Errors are §5.2 JSON; `invalid_client` is 401 with `WWW-Authenticate`.
 struct OAuthTokenEndpoint: Sendable {
     let components: ServerComponents
-
-    /// An early exit with an RFC 6749 error.
-    private struct Failure: Error {
-        let code: OAuthErrorCode
-        let description: String
-    }
 
     func add(to router: Router<BasicRequestContext>) {
         router.post("/oauth/token") { request, _ in
@@ -34,12 +31,12 @@ struct OAuthTokenEndpoint: Sendable {
             var headers = HTTPFields()
             headers[.init("Pragma")!] = "no-cache"
             return HTTP.json(response, headers: headers)
-        } catch let failure as Failure {
+        } catch let failure as OAuthFailure {
             return reply(failure)
         } catch let faulted as FaultedReply {
             return faulted.response
         } catch {
-            return reply(Failure(code: .serverError, description: AuthServerMessages.internalError))
+            return reply(OAuthFailure(code: .serverError, description: AuthServerMessages.internalError))
         }
     }
 
@@ -48,33 +45,23 @@ struct OAuthTokenEndpoint: Sendable {
         let response: Response
     }
 
-    private func reply(_ failure: Failure) -> Response {
-        components.stats.increment(\.oauthFailures)
-        let status: HTTPResponse.Status =
-            switch failure.code {
-            case .invalidClient: .unauthorized
-            case .serverError: .internalServerError
-            default: .badRequest
-            }
-        var headers = HTTPFields()
-        headers[.init("Pragma")!] = "no-cache"
-        if failure.code == .invalidClient {
-            headers[.wwwAuthenticate] = #"Basic realm="vault-auth-server""#
-        }
-        return HTTP.json(OAuthError(error: failure.code, description: failure.description), status: status, headers: headers)
+    private var support: OAuthRequestSupport { OAuthRequestSupport(components: components) }
+
+    private func reply(_ failure: OAuthFailure) -> Response {
+        support.reply(failure)
     }
 
     private func grant(_ request: Request) async throws -> OAuthTokenResponse {
-        let form = try await parameters(of: request)
-        let clientID = try authenticateClient(request, form: form)
+        let form = try await support.parameters(of: request)
+        let clientID = try support.authenticateClient(request, form: form)
         guard let grantType = form["grant_type"] else {
-            throw Failure(code: .invalidRequest, description: "missing parameter: grant_type")
+            throw OAuthFailure(code: .invalidRequest, description: "missing parameter: grant_type")
         }
         let scope = form["scope"].flatMap { $0.isEmpty ? nil : $0 }
         switch grantType {
         case "password":
             guard let username = form["username"], let password = form["password"], !username.isEmpty else {
-                throw Failure(code: .invalidRequest, description: "missing parameter: username and password are required")
+                throw OAuthFailure(code: .invalidRequest, description: "missing parameter: username and password are required")
             }
             let result = await components.service.login(login: username, password: password, clientID: clientID, scope: scope)
             return try success(result)
@@ -84,14 +71,21 @@ struct OAuthTokenEndpoint: Sendable {
             }
             guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
                 components.stats.increment(\.failedRefreshes)
-                throw Failure(code: .invalidRequest, description: "missing parameter: refresh_token")
+                throw OAuthFailure(code: .invalidRequest, description: "missing parameter: refresh_token")
             }
             let result = await components.service.refresh(token: refreshToken, clientID: clientID, requestedScope: scope)
             return try success(result)
         case "client_credentials":
+            guard !components.service.clients.isPublic(clientID) else {
+                throw OAuthFailure(code: .unauthorizedClient, description: "public clients may not use client_credentials")
+            }
             return try success(await components.service.issueClientToken(clientID: clientID, scope: scope))
+        case "authorization_code":
+            return try await exchangeCode(form, clientID: clientID)
+        case DeviceRoutes.grantType:
+            return try await pollDevice(form, clientID: clientID)
         default:
-            throw Failure(code: .unsupportedGrantType, description: "unsupported grant_type")
+            throw OAuthFailure(code: .unsupportedGrantType, description: "unsupported grant_type")
         }
     }
 
@@ -103,63 +97,59 @@ struct OAuthTokenEndpoint: Sendable {
                 accessToken: issued.access.token,
                 expiresIn: Int(max(1, (remainingMillis + 999) / 1000)),
                 refreshToken: issued.refresh?.token,
-                scope: issued.scope)
+                scope: issued.scope,
+                idToken: issued.idToken)
         case .failure(.internalError):
-            throw Failure(code: .serverError, description: AuthServerMessages.internalError)
+            throw OAuthFailure(code: .serverError, description: AuthServerMessages.internalError)
         case .failure(.invalidScope):
-            throw Failure(code: .invalidScope, description: AuthFailure.invalidScope.message)
+            throw OAuthFailure(code: .invalidScope, description: AuthFailure.invalidScope.message)
         case .failure(let failure):
-            throw Failure(code: .invalidGrant, description: failure.message)
+            throw OAuthFailure(code: .invalidGrant, description: failure.message)
         }
     }
 
-    /// The form parameters; each may appear once (RFC 6749 §3.2).
-    private func parameters(of request: Request) async throws -> [String: String] {
-        guard HTTP.mediaType(of: request) == "application/x-www-form-urlencoded" else {
-            throw Failure(code: .invalidRequest, description: "content type must be application/x-www-form-urlencoded")
+    /// `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.6): the code is used up
+    /// whatever the outcome.
+    private func exchangeCode(_ form: [String: String], clientID: String) async throws -> OAuthTokenResponse {
+        guard let value = form["code"], !value.isEmpty, let redirectURI = form["redirect_uri"] else {
+            throw OAuthFailure(code: .invalidRequest, description: "missing parameter: code and redirect_uri are required")
         }
-        guard let body = await HTTP.body(of: request, limit: components.configuration.maxBodySize) else {
-            throw Failure(code: .invalidRequest, description: AuthServerMessages.bodyTooLarge)
+        guard let code = components.grants.consumeCode(value), code.expiresAtMillis > WallClock.millis() else {
+            throw OAuthFailure(code: .invalidGrant, description: "invalid or expired authorization code")
         }
-        guard let text = String(validating: body.readableBytesView, as: UTF8.self),
-            let pairs = FormURLEncoding.parse(text)
-        else {
-            throw Failure(code: .invalidRequest, description: "malformed form body")
+        guard code.clientID == clientID, code.redirectURI == redirectURI else {
+            throw OAuthFailure(code: .invalidGrant, description: "the code was issued to another client or redirect_uri")
         }
-        var form: [String: String] = [:]
-        for pair in pairs {
-            guard form[pair.name] == nil else {
-                throw Failure(code: .invalidRequest, description: "repeated parameter: \(pair.name)")
-            }
-            form[pair.name] = pair.value
+        switch (code.codeChallenge, form["code_verifier"]) {
+        case (nil, nil): break
+        case (let challenge?, let verifier?) where PKCE.verify(verifier, challenge: challenge): break
+        default: throw OAuthFailure(code: .invalidGrant, description: "code_verifier does not match the code_challenge")
         }
-        return form
+        let result = await components.service.issueAuthorized(user: code.user, clientID: clientID, scope: code.scope, nonce: code.nonce)
+        let response = try success(result)
+        components.stats.increment(\.codeExchanges)
+        return response
     }
 
-    /// The authenticated client id (Basic or form fields; exactly one method).
-    private func authenticateClient(_ request: Request, form: [String: String]) throws -> String {
-        let authorization = request.headers[values: .authorization]
-        let credentials: (id: String, secret: String)
-        if !authorization.isEmpty {
-            guard form["client_secret"] == nil else {
-                throw Failure(code: .invalidRequest, description: "more than one client authentication method")
-            }
-            guard authorization.count == 1, let basic = Self.basicCredentials(authorization[0]) else {
-                throw Failure(code: .invalidClient, description: "client authentication failed")
-            }
-            if let formID = form["client_id"], formID != basic.id {
-                throw Failure(code: .invalidRequest, description: "client_id does not match the authenticated client")
-            }
-            credentials = basic
-        } else if let id = form["client_id"], let secret = form["client_secret"] {
-            credentials = (id, secret)
-        } else {
-            throw Failure(code: .invalidClient, description: "client authentication required")
+    /// `grant_type=urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4, §3.5).
+    private func pollDevice(_ form: [String: String], clientID: String) async throws -> OAuthTokenResponse {
+        guard let deviceCode = form["device_code"], !deviceCode.isEmpty else {
+            throw OAuthFailure(code: .invalidRequest, description: "missing parameter: device_code")
         }
-        guard components.service.clients.authenticate(id: credentials.id, secret: credentials.secret) else {
-            throw Failure(code: .invalidClient, description: "client authentication failed")
+        components.stats.increment(\.devicePolls)
+        let configuration = components.configuration
+        let poll = components.grants.poll(
+            deviceCode: deviceCode, clientID: clientID, pendingAfterExpiry: configuration.devicePendingAfterExpiry,
+            slowDownMillis: Int64((configuration.deviceSlowDownIncrement * 1000).rounded()))
+        switch poll {
+        case .pending: throw OAuthFailure(code: .authorizationPending, description: "the user has not answered yet")
+        case .slowDown: throw OAuthFailure(code: .slowDown, description: "polling too fast; the interval grew")
+        case .denied: throw OAuthFailure(code: .accessDenied, description: "the user denied the request")
+        case .expired: throw OAuthFailure(code: .expiredToken, description: "the device code expired")
+        case .invalid: throw OAuthFailure(code: .invalidGrant, description: "invalid device code")
+        case .approved(let user, let clientID, let scope):
+            return try success(await components.service.issueAuthorized(user: user, clientID: clientID, scope: scope, nonce: nil))
         }
-        return credentials.id
     }
 
     /// Decodes `Basic base64(urlencoded(id):urlencoded(secret))`.

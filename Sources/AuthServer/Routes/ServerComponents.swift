@@ -14,6 +14,8 @@ struct ServerComponents: Sendable {
     let faults: RefreshFaults
     /// The configuration the server started with.
     let configuration: AuthServerConfiguration
+    /// Authorization codes and device requests.
+    let grants: AuthorizationGrants
 
     /// Builds the router with every route and the JSON error middleware.
     func makeRouter() -> Router<BasicRequestContext> {
@@ -21,6 +23,10 @@ struct ServerComponents: Sendable {
         router.add(middleware: JSONErrorMiddleware())
         APIRoutes(components: self).add(to: router)
         OAuthTokenEndpoint(components: self).add(to: router)
+        DiscoveryRoutes(components: self).add(to: router)
+        AuthorizeRoutes(components: self).add(to: router)
+        DeviceRoutes(components: self).add(to: router)
+        RevocationEndpoint(components: self).add(to: router)
         if configuration.testControls {
             TestControlRoutes(components: self).add(to: router)
         }

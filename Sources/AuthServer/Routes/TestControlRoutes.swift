@@ -13,6 +13,11 @@ import Hummingbird
 /// - `POST /api/test/revoke_access_tokens` `{"login"}` -> 200 `{"login"}`
 /// - `POST /api/test/set_password` `{"login","password"}` -> 200 `{"login"}`
 /// - `POST /api/test/reset_stats` -> 200 the (zeroed) stats
+/// - `POST /api/test/rotate_signing_key` -> 200 `{"kid"}` (the old key is no longer served)
+/// - `POST /api/test/issuer` `{"issuer":String?}` -> 200 `{"issuer"}`: the issuer the metadata
+///   and ID tokens name (`null`: the base URL again)
+/// - `POST /api/test/device_decision` `{"user_code","login","decision":"allow"|"deny"}` -> 200
+///   `{"user_code"}`, 404 for an unknown or answered code or an unknown login
 struct TestControlRoutes: Sendable {
     let components: ServerComponents
 
@@ -32,7 +37,53 @@ struct TestControlRoutes: Sendable {
         let revoked: Int?
     }
 
+    private struct IssuerBody: Codable {
+        let issuer: String?
+    }
+
+    private struct KidReply: Encodable {
+        let kid: String
+    }
+
+    private struct DeviceDecisionBody: Codable {
+        enum CodingKeys: String, CodingKey {
+            case userCode = "user_code"
+            case login
+            case decision
+        }
+
+        let userCode: String
+        let login: String?
+        let decision: String
+    }
+
     func add(to router: Router<BasicRequestContext>) {
+        router.post("/api/test/rotate_signing_key") { _, _ in
+            HTTP.json(KidReply(kid: await components.service.signing.rotate()))
+        }
+        router.post("/api/test/issuer") { request, _ in
+            await withBody(request, as: IssuerBody.self) { body in
+                components.service.identity.setIssuerOverride(body.issuer)
+                return HTTP.json(IssuerBody(issuer: components.service.identity.issuer))
+            }
+        }
+        router.post("/api/test/device_decision") { request, _ in
+            await withBody(request, as: DeviceDecisionBody.self) { body in
+                let decision: DeviceDecision
+                if body.decision == "allow" {
+                    guard let user = body.login.flatMap(components.service.users.userIdentity(login:)) else {
+                        return HTTP.error(404, "unknown login")
+                    }
+                    decision = .approved(user)
+                } else {
+                    decision = .denied
+                }
+                guard components.grants.decide(userCode: body.userCode, decision: decision) else {
+                    return HTTP.error(404, "unknown or answered user_code")
+                }
+                return HTTP.json(["user_code": body.userCode])
+            }
+        }
         router.post("/api/test/fault") { request, _ in
             await withBody(request, as: FaultRequest.self) { fault in
                 components.faults.set(fault.mode, count: fault.count, hangSeconds: fault.hangSeconds ?? 30)
