@@ -239,7 +239,11 @@ struct DeviceAndRevocationTests {
 
     @Test("device flow: pending, slow_down, approved on the page, tokens with an ID token")
     func approved() async throws {
-        try await withServer(OIDC.configuration) { _, client in
+        // An interval long enough that the second, immediate poll is surely too fast even
+        // on a loaded machine (slow_down), and waited out after the approval.
+        var configuration = OIDC.configuration
+        configuration.deviceInterval = 2
+        try await withServer(configuration) { _, client in
             let device = try await start(client)
             #expect(device.user_code.count == 9)
             #expect(device.verification_uri == "http://127.0.0.1:\(client.port)/device")
@@ -249,7 +253,7 @@ struct DeviceAndRevocationTests {
             #expect(page.text.contains(device.user_code))
             let body = "user_code=\(device.user_code)&login=ann&password=\(client.formEncode(Fixture.user.secret))&decision=allow"
             #expect(try await client.post("/device", body: body, contentType: "application/x-www-form-urlencoded").status == 200)
-            try await Task.sleep(for: .milliseconds(600))
+            try await Task.sleep(for: .milliseconds(2_600))
             let tokens = try await poll(client, device).decode(OAuthTokenResponse.self)
             #expect(tokens.idToken != nil)
             #expect(try await client.developers(tokens.accessToken).status == 200)
@@ -258,14 +262,17 @@ struct DeviceAndRevocationTests {
 
     @Test("device flow: denied by the test control is access_denied; an expired code is expired_token")
     func deniedAndExpired() async throws {
-        var configuration = OIDC.configuration
-        configuration.deviceCodeLifetime = 0.5
-        try await withServer(configuration) { _, client in
+        // The denial with the default lifetime (a loaded machine may take a while between
+        // the calls); the expiry with a short one, waited out (waiting longer only helps).
+        try await withServer(OIDC.configuration) { _, client in
             let device = try await start(client)
             let decision = try await client.postJSON("/api/test/device_decision", ["user_code": device.user_code, "decision": "deny"])
             #expect(decision.status == 200)
             expectOAuthError(try await poll(client, device), status: 400, error: .accessDenied)
-
+        }
+        var configuration = OIDC.configuration
+        configuration.deviceCodeLifetime = 0.5
+        try await withServer(configuration) { _, client in
             let late = try await start(client)
             try await Task.sleep(for: .milliseconds(700))
             expectOAuthError(try await poll(client, late), status: 400, error: .expiredToken)
