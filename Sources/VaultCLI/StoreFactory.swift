@@ -12,11 +12,8 @@ enum StoreFactory {
     }
 
     /// The file store, whatever backend is selected (`vault passwd`).
-    static func fileStore(options: StoreOptions) throws(VaultError) -> EncryptedFileStore {
-        guard let store = try EncryptedFileBackend.open(context(options), viability: nil) as? EncryptedFileStore else {
-            throw .backendUnavailable("the encrypted file backend did not open an encrypted file")
-        }
-        return store
+    static func fileStore(options: StoreOptions) -> EncryptedFileStore {
+        EncryptedFileBackend.store(context(options))
     }
 
     private static func context(_ options: StoreOptions) -> BackendContext {

@@ -93,6 +93,11 @@ public enum EncryptedFileBackend: StoreBackend {
     /// ``KDFParameters/forNewFiles(environment:)`` and ``lockTimeout(_:)``. Never throws: nothing is read
     /// and no passphrase is asked for until the first operation. See ``StoreBackend/open(_:viability:)``.
     public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
+        store(context)
+    }
+
+    /// The encrypted file store `context` names (`vault passwd` needs the concrete type).
+    public static func store(_ context: BackendContext) -> EncryptedFileStore {
         let environment = context.environment
         return EncryptedFileStore(
             path: EncryptedFileStore.defaultPath(environment: environment),

@@ -128,15 +128,12 @@ struct AuthorizeRoutes: Sendable {
     private func form(_ request: AuthorizationRequest, error: String?) -> Response {
         let client = HTMLPage.escape(request.clientID ?? "")
         let scope = HTMLPage.escape(request.scope ?? "(none)")
-        let message = error.map { "<p class=\"error\">\(HTMLPage.escape($0))</p>\n" } ?? ""
+        let message = HTMLPage.errorLine(error)
         let body = """
             \(message)<p>The application <b>\(client)</b> asks for access (scope: \(scope)).</p>
             <form method="post" action="/oauth/authorize">
             \(HTMLPage.hiddenFields(request.hiddenFields))
-            <label>Login <input name="login" autocomplete="username"></label>
-            <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-            <button type="submit" name="decision" value="allow">Allow</button>
-            <button type="submit" name="decision" value="deny">Deny</button>
+            \(HTMLPage.credentialsAndDecision)
             </form>
             """
         return HTMLPage.page(title: "Sign in to vault-auth-server", body: body)

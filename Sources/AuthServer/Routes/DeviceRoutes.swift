@@ -98,14 +98,11 @@ struct DeviceRoutes: Sendable {
 
     /// The verification form.
     private func form(userCode: String?, error: String?) -> Response {
-        let message = error.map { "<p class=\"error\">\(HTMLPage.escape($0))</p>\n" } ?? ""
+        let message = HTMLPage.errorLine(error)
         let body = """
             \(message)<form method="post" action="/device">
             <label>Code <input name="user_code" value="\(HTMLPage.escape(userCode ?? ""))"></label>
-            <label>Login <input name="login" autocomplete="username"></label>
-            <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-            <button type="submit" name="decision" value="allow">Allow</button>
-            <button type="submit" name="decision" value="deny">Deny</button>
+            \(HTMLPage.credentialsAndDecision)
             </form>
             """
         return HTMLPage.page(title: "Sign in a device", body: body)

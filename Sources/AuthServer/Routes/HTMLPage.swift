@@ -35,6 +35,20 @@ enum HTMLPage {
     }
 
     /// `<input type="hidden">` for each field with a value.
+    /// A sign-in form's error line (empty without an error), escaped.
+    static func errorLine(_ error: String?) -> String {
+        error.map { "<p class=\"error\">\(escape($0))</p>\n" } ?? ""
+    }
+
+    /// The login and password fields and the Allow / Deny buttons (`decision`) that the
+    /// consent page and the device page share.
+    static let credentialsAndDecision = """
+        <label>Login <input name="login" autocomplete="username"></label>
+        <label>Password <input name="password" type="password" autocomplete="current-password"></label>
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny">Deny</button>
+        """
+
     static func hiddenFields(_ fields: [(String, String?)]) -> String {
         fields.compactMap { name, value in
             value.map { "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape($0))\">" }
