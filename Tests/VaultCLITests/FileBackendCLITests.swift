@@ -257,6 +257,13 @@ extension SynchronousProcessSuites {
                 #expect(refused.err.contains("user info") && !refused.err.contains("hunter2"), "\(refused.err)")
             }
             #expect(try vault("save", "--server", "https://ex.com/a@b", "--account", "a", stdin: "x").status == 0, "@ in a path is fine")
+            // --prompt-timeout must be seconds above 0 and at most an hour: one line, exit 2.
+            for value in ["0", "nan", "inf", "3601", "1e300", "abc"] {
+                let refused = try vault("list", "--prompt-timeout", value)
+                #expect(refused.status == 2, "\(value): \(refused.err)")
+                #expect(refused.err.hasPrefix("vault: ") && refused.err.split(separator: "\n").count == 1, "\(value): \(refused.err)")
+            }
+            #expect(try vault("list", "--prompt-timeout", "5").status == 0)
             let help = try vault("--help")
             #expect(help.status == 0)
             #expect(help.out.contains("Exit codes"))
