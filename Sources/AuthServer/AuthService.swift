@@ -83,6 +83,8 @@ final class AuthService: Sendable {
     let signing: SigningKeys
     /// The base URL and issuer.
     let identity: ServerIdentity
+    /// A deliberate defect in issued ID tokens (tests of clients' verification).
+    let idTokenFault: IDTokenFaultSetting
     private let tokens: TokenService
     private let accessLifetimeMillis: Int64
     private let refreshLifetimeMillis: Int64
@@ -91,8 +93,9 @@ final class AuthService: Sendable {
 
     init(
         configuration: AuthServerConfiguration, users: UserDirectory, stats: StatsRecorder, tokens: TokenService,
-        signing: SigningKeys, identity: ServerIdentity
+        signing: SigningKeys, identity: ServerIdentity, idTokenFault: IDTokenFaultSetting = IDTokenFaultSetting()
     ) {
+        self.idTokenFault = idTokenFault
         self.users = users
         self.clients = ClientDirectory(
             clients: configuration.clients, publicClients: configuration.publicClients,
@@ -138,17 +141,26 @@ final class AuthService: Sendable {
         guard case .success(var issued) = result, let user = issued.user, let clientID,
             (issued.scope ?? "").split(separator: " ").contains("openid")
         else { return result }
+        let fault = idTokenFault.current
+        let now = Double(WallClock.millis() / 1000)
         let claims = IDTokenClaims(
-            issuer: IssuerClaim(value: identity.issuer),
+            issuer: IssuerClaim(value: fault == .wrongIssuer ? "https://issuer.invalid" : identity.issuer),
             subject: SubjectClaim(value: String(user.id)),
-            audience: AudienceClaim(value: clientID),
-            expiration: ExpirationClaim(value: Date(timeIntervalSince1970: Double(issued.access.expiresAtMillis) / 1000)),
-            issuedAt: IssuedAtClaim(value: Date(timeIntervalSince1970: Double(WallClock.millis() / 1000))),
-            nonce: nonce,
+            audience: AudienceClaim(value: fault == .wrongAudience ? "another-client" : clientID),
+            expiration: ExpirationClaim(
+                value: Date(
+                    timeIntervalSince1970: fault == .expired ? now - 600 : Double(issued.access.expiresAtMillis) / 1000)),
+            issuedAt: IssuedAtClaim(
+                value: Date(timeIntervalSince1970: fault == .expired ? now - 1200 : fault == .issuedInFuture ? now + 3600 : now)),
+            nonce: fault == .wrongNonce ? "not-the-nonce" : nonce,
             email: "\(user.login)@vault.invalid",
             name: user.login)
         do {
-            issued.idToken = try await signing.sign(claims)
+            switch fault {
+            case .unpublishedKey: issued.idToken = try await SigningKeys.make().sign(claims)
+            case .badSignature: issued.idToken = SigningKeys.damaged(try await signing.sign(claims))
+            default: issued.idToken = try await signing.sign(claims)
+            }
         } catch {
             return .failure(.internalError)
         }

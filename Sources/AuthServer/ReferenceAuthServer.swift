@@ -54,6 +54,7 @@ public final class ReferenceAuthServer: Sendable {
     }
 
     private let identity: ServerIdentity
+    private let idTokenFault = IDTokenFaultSetting()
 
     /// Creates a stopped server; pre-registers ``AuthServerConfiguration/users``.
     /// Throws ``AuthServerConfigurationError`` for an unusable configuration.
@@ -96,7 +97,7 @@ public final class ReferenceAuthServer: Sendable {
         let components = ServerComponents(
             service: AuthService(
                 configuration: configuration, users: users, stats: statsRecorder, tokens: tokens, signing: signing,
-                identity: identity),
+                identity: identity, idTokenFault: idTokenFault),
             stats: statsRecorder,
             faults: faults,
             configuration: configuration,
@@ -188,6 +189,12 @@ public final class ReferenceAuthServer: Sendable {
     /// `nil` restores the base URL.
     public func setIssuerOverride(_ issuer: String?) {
         identity.setIssuerOverride(issuer)
+    }
+
+    /// Makes every ID token issued from now on carry `fault` (``IDTokenFault/none`` ends it);
+    /// no effect before ``start()``.
+    public func setIDTokenFault(_ fault: IDTokenFault) {
+        idTokenFault.current = fault
     }
 
     /// Sets every stats counter back to zero.

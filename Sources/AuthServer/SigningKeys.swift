@@ -112,6 +112,13 @@ final class SigningKeys: Sendable {
         return next.kid
     }
 
+    /// `token` with the last characters of its signature changed (still base64url).
+    static func damaged(_ token: String) -> String {
+        var text = Array(token)
+        for index in text.indices.suffix(6) { text[index] = text[index] == "A" ? "B" : "A" }
+        return String(text)
+    }
+
     /// Signs `claims` with the current key (header `alg` ES256, `kid`).
     func sign(_ claims: IDTokenClaims) async throws -> String {
         let (kid, collection) = current.withLock { ($0.kid, $0.collection) }

@@ -10,6 +10,10 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (dead refresh token and no stored password, a rejected password, `invalid_grant`).
     /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`).
     case authentication(String, providerCode: String? = nil)
+    /// The session has ended and only a person can start a new one: the refresh token of an
+    /// account that signed in through the browser or the device grant is dead, and there is no
+    /// password to log in with. Reported at once, never retried.
+    case interactionRequired(String)
     /// The client is misconfigured (`invalid_client`, unknown provider settings).
     /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`).
     case configuration(String, providerCode: String? = nil)
@@ -33,6 +37,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .authentication(let why, _): "authentication failed: \(why)"
+        case .interactionRequired(let why): "the session has ended; run vault login (\(why))"
         case .configuration(let why, _): "configuration error: \(why)"
         case .server(let status, let message): "server error \(status): \(message)"
         case .network(let why): "network error: \(why)"

@@ -27,6 +27,11 @@ public protocol AuthProvider: Sendable {
     /// authenticate the client only).
     var needsPassword: Bool { get }
 
+    /// False when only a person can obtain new tokens (the browser and device grants): a
+    /// dead refresh token is then ``AuthError/interactionRequired(_:)`` at once, with no
+    /// silent login attempted.
+    var canLogInSilently: Bool { get }
+
     /// True when `response` (to a request that carried the access token) says the token
     /// was rejected, so one refresh and one replay may help. The default: status 401. A
     /// provider with another signal (a 403 with an `invalid_token` challenge, say) answers
@@ -38,6 +43,9 @@ public protocol AuthProvider: Sendable {
 extension AuthProvider {
     /// Default: true, the provider logs in with the account's password; see ``AuthProvider/needsPassword``.
     public var needsPassword: Bool { true }
+
+    /// Default: true, ``AuthProvider/login(account:password:)`` needs no person; see ``AuthProvider/canLogInSilently``.
+    public var canLogInSilently: Bool { true }
 
     /// Default: only a 401 status rejects the token; see ``AuthProvider/rejectsToken(_:)``.
     public func rejectsToken(_ response: HTTPResponse) -> Bool { response.status == 401 }

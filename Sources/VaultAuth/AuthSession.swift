@@ -49,7 +49,7 @@ public struct AuthSession: Sendable {
         switch settings.provider {
         case .reference:
             return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock, timeout: timeout, logger: logger)
-        case .oauth2:
+        case .oauth2, .oidc:
             return try OAuth2Provider(settings: settings, transport: transport, clock: clock, timeout: timeout)
         }
     }
@@ -65,6 +65,30 @@ public struct AuthSession: Sendable {
         try await items.saveTokens(tokens)
         try await SilentReauthenticator.clearRejection(items)
         return tokens
+    }
+
+    /// The provider of OAuth 2.0 / OpenID Connect `settings`; `.configuration` for the reference API.
+    public func oauthProvider(for settings: LoginSettings) throws(AuthError) -> OAuth2Provider {
+        guard let provider = try provider(for: settings) as? OAuth2Provider else {
+            throw .configuration("the reference API has no browser or device sign-in; use --provider oidc or oauth2")
+        }
+        return provider
+    }
+
+    /// Stores the settings and the tokens of an interactive sign-in (``BrowserSignIn``,
+    /// ``DeviceSignIn``); a stored password, if any, is left as it is.
+    public func adopt(_ tokens: TokenSet, settings: LoginSettings) async throws(AuthError) {
+        try await items.saveSettingsData(settings.encoded())
+        try await items.saveTokens(tokens)
+    }
+
+    /// The stored tokens' verified ID-token claims, or nil when the account has no ID token.
+    public func identity() async throws(AuthError) -> IDTokenClaims? {
+        _ = try await settings()
+        guard let tokens = try await items.loadTokens() else {
+            throw .authentication("not logged in to \(items.server) as \(items.account); run vault login")
+        }
+        return tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))
     }
 
     /// The stored settings, or `.authentication` ("run vault login") when there are none.
@@ -89,11 +113,47 @@ public struct AuthSession: Sendable {
             logger: logger, onEvent: onEvent)
     }
 
-    /// Forgets the tokens and settings (and the password with `forgetPassword`).
-    public func logout(forgetPassword: Bool) async throws(AuthError) {
+    /// What ``logout(forgetPassword:revoke:)`` did besides deleting the local items.
+    public struct LogoutReport: Sendable {
+        /// The tokens the provider was told to revoke (`refresh_token`, `access_token`).
+        public var revoked: [String] = []
+        /// Why the provider could not be told, when it could not; the local items are gone anyway.
+        public var revocationFailure: AuthError?
+        /// The settings the account had (for an end-session request), nil when it had none.
+        public var settings: LoginSettings?
+        /// The ID token the account had (the end-session request's `id_token_hint`).
+        public var idToken: Secret?
+    }
+
+    /// Forgets the tokens and settings (and the password with `forgetPassword`). With `revoke`,
+    /// and a revocation endpoint in the settings, first tells the provider (RFC 7009): the
+    /// refresh token, then the access token. A failed revocation does not keep the local
+    /// tokens: they are deleted, and the report says the provider could not be told.
+    @discardableResult
+    public func logout(forgetPassword: Bool, revoke: Bool = true) async throws(AuthError) -> LogoutReport {
+        var report = LogoutReport()
+        let settings = (try await items.loadSettingsData()).flatMap(LoginSettings.decode)
+        let tokens = try await items.loadTokens()
+        report.settings = settings
+        report.idToken = tokens?.idToken
+        if revoke, let settings, settings.revocationURL != nil, let tokens {
+            do throws(AuthError) {
+                let provider = try oauthProvider(for: settings)
+                if let refresh = tokens.refreshToken {
+                    try await provider.revoke(refresh, hint: "refresh_token")
+                    report.revoked.append("refresh_token")
+                }
+                try await provider.revoke(tokens.accessToken, hint: "access_token")
+                report.revoked.append("access_token")
+            } catch {
+                logger.warning("the provider could not be told to revoke the tokens: \(error)")
+                report.revocationFailure = error
+            }
+        }
         try await items.removeTokens()
         try await items.removeSettings()
         if forgetPassword { try await items.removePassword() }
+        return report
     }
 
     /// The URL for `target` on the account's server (see `RequestTarget`): a path or a

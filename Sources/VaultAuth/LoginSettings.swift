@@ -14,8 +14,10 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     public enum ProviderKind: String, Sendable, Codable, CaseIterable {
         /// The reference API (`/api/login`, `/api/refresh_tokens`).
         case reference
-        /// An OAuth 2.0 token endpoint (RFC 6749).
+        /// An OAuth 2.0 authorization server (RFC 6749), its endpoints given one by one.
         case oauth2
+        /// An OpenID Connect provider: endpoints from its discovery document, ID tokens verified.
+        case oidc
     }
 
     /// How an ``ProviderKind/oauth2`` account obtains tokens; the reference API always logs in with the password.
@@ -24,6 +26,11 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         case password
         /// Client-credentials grant: a service account, authenticated by the client secret.
         case clientCredentials = "client-credentials"
+        /// Authorization code with PKCE through the browser (RFC 6749 §4.1, RFC 7636): a person
+        /// signs in; when the refresh token dies, only another `vault login` helps.
+        case authorizationCode = "authorization-code"
+        /// Device authorization grant (RFC 8628): a person signs in on another device.
+        case device
     }
 
     /// How an ``ProviderKind/oauth2`` client presents its id and secret to the token endpoint.
@@ -50,6 +57,22 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     public var grant: Grant
     /// The OAuth `scope` sent with each login (not with refreshes); nil sends none.
     public var scope: String?
+    /// The OpenID Connect issuer (`--issuer`); ID tokens must name it in `iss`.
+    public var issuer: String?
+    /// The authorization endpoint, for ``Grant/authorizationCode``.
+    public var authorizationURL: String?
+    /// The device authorization endpoint (RFC 8628), for ``Grant/device``.
+    public var deviceURL: String?
+    /// The revocation endpoint (RFC 7009) `vault logout` tells; nil: logout is local only.
+    public var revocationURL: String?
+    /// The provider's JWKS (`jwks_uri`), which ID tokens are verified against.
+    public var jwksURL: String?
+    /// The OpenID Connect end-session endpoint (RP-initiated logout).
+    public var endSessionURL: String?
+
+    /// True for the grants only a person can complete (browser, device): a dead refresh
+    /// token then means ``AuthError/interactionRequired(_:)``.
+    public var isInteractive: Bool { grant == .authorizationCode || grant == .device }
 
     /// Creates settings; every parameter but `serverURL` has the documented default. Nothing is checked
     /// here: ``AuthSession/provider(for:)`` and the providers reject unusable settings.
@@ -77,6 +100,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     private enum CodingKeys: String, CodingKey {
         /// The keys of the stored JSON document, one per property.
         case provider, serverURL, tokenURL, clientID, clientSecret, clientAuthentication, grant, scope
+        case issuer, authorizationURL, deviceURL, revocationURL, jwksURL, endSessionURL
     }
 
     /// The stored form keeps the client secret as a string (the whole document is the
@@ -91,6 +115,12 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         try container.encode(clientAuthentication, forKey: .clientAuthentication)
         try container.encode(grant, forKey: .grant)
         try container.encodeIfPresent(scope, forKey: .scope)
+        try container.encodeIfPresent(issuer, forKey: .issuer)
+        try container.encodeIfPresent(authorizationURL, forKey: .authorizationURL)
+        try container.encodeIfPresent(deviceURL, forKey: .deviceURL)
+        try container.encodeIfPresent(revocationURL, forKey: .revocationURL)
+        try container.encodeIfPresent(jwksURL, forKey: .jwksURL)
+        try container.encodeIfPresent(endSessionURL, forKey: .endSessionURL)
     }
 
     /// Decodes the stored form, wrapping the client secret in a `Secret` again; throws `DecodingError` when
@@ -105,6 +135,25 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         clientAuthentication = try container.decode(ClientAuthentication.self, forKey: .clientAuthentication)
         grant = try container.decode(Grant.self, forKey: .grant)
         scope = try container.decodeIfPresent(String.self, forKey: .scope)
+        issuer = try container.decodeIfPresent(String.self, forKey: .issuer)
+        authorizationURL = try container.decodeIfPresent(String.self, forKey: .authorizationURL)
+        deviceURL = try container.decodeIfPresent(String.self, forKey: .deviceURL)
+        revocationURL = try container.decodeIfPresent(String.self, forKey: .revocationURL)
+        jwksURL = try container.decodeIfPresent(String.self, forKey: .jwksURL)
+        endSessionURL = try container.decodeIfPresent(String.self, forKey: .endSessionURL)
+    }
+
+    /// These settings with the endpoints `metadata` names (each one only where it names one).
+    public func adopting(_ metadata: ProviderMetadata) -> LoginSettings {
+        var copy = self
+        copy.issuer = metadata.issuer
+        copy.tokenURL = metadata.tokenEndpoint
+        copy.authorizationURL = metadata.authorizationEndpoint ?? authorizationURL
+        copy.deviceURL = metadata.deviceAuthorizationEndpoint ?? deviceURL
+        copy.revocationURL = metadata.revocationEndpoint ?? revocationURL
+        copy.jwksURL = metadata.jwksURI ?? jwksURL
+        copy.endSessionURL = metadata.endSessionEndpoint ?? endSessionURL
+        return copy
     }
 
     func encoded() -> [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }

@@ -366,7 +366,11 @@ public actor Requester {
             logger.debug("refreshed the access token of \(account.account)")
             return new
         } catch {
-            guard case .authentication = error, let reauthenticator else { throw error }
+            guard case .authentication(let why, _) = error else { throw error }
+            // An account a person signed in through the browser or on another device has no
+            // stored credentials to log in with: only a new `vault login` helps.
+            guard provider.canLogInSilently else { throw .interactionRequired(why) }
+            guard let reauthenticator else { throw error }
             logger.notice("the refresh token is dead (\(error)); logging in again with the stored credentials")
             let new = try await reauthenticator.reauthenticate(account: account, provider: provider, after: error)
             emit(.loggedInAgain)

@@ -20,12 +20,16 @@ public struct TokenSet: Sendable, Equatable, CustomStringConvertible {
     public var refreshTokenExpiry: Date?
     /// When these tokens were received (local clock); with the expiry it gives the lifetime.
     public var obtainedAt: Date
+    /// The OpenID Connect ID token, verified before it was kept (``IDTokenVerifier``); nil
+    /// when the provider sent none. It prints redacted like the others.
+    public var idToken: Secret?
 
     /// Creates a token set; every date is on the local clock.
     public init(
         accessToken: Secret, accessTokenExpiry: Date, refreshToken: Secret?, refreshTokenExpiry: Date?,
-        obtainedAt: Date
+        obtainedAt: Date, idToken: Secret? = nil
     ) {
+        self.idToken = idToken
         self.accessToken = accessToken
         self.accessTokenExpiry = accessTokenExpiry
         self.refreshToken = refreshToken
@@ -78,13 +82,14 @@ extension TokenSet {
         var refreshToken: String?
         var refreshTokenExpiry: Double?
         var obtainedAt: Double
+        var idToken: String?
     }
 
     func encoded() -> Secret {
         let stored = Stored(
             accessToken: accessToken.utf8String ?? "", accessTokenExpiry: accessTokenExpiry.timeIntervalSince1970,
             refreshToken: refreshToken?.utf8String, refreshTokenExpiry: refreshTokenExpiry?.timeIntervalSince1970,
-            obtainedAt: obtainedAt.timeIntervalSince1970)
+            obtainedAt: obtainedAt.timeIntervalSince1970, idToken: idToken?.utf8String)
         return Secret(bytes: Array((try? JSONEncoder().encode(stored)) ?? Data()))
     }
 
@@ -95,6 +100,6 @@ extension TokenSet {
             accessTokenExpiry: Date(timeIntervalSince1970: stored.accessTokenExpiry),
             refreshToken: stored.refreshToken.map { Secret($0) },
             refreshTokenExpiry: stored.refreshTokenExpiry.map { Date(timeIntervalSince1970: $0) },
-            obtainedAt: Date(timeIntervalSince1970: stored.obtainedAt))
+            obtainedAt: Date(timeIntervalSince1970: stored.obtainedAt), idToken: stored.idToken.map { Secret($0) })
     }
 }

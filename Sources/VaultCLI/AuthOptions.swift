@@ -16,27 +16,40 @@ struct AuthOptions: ParsableArguments {
     @Option(help: "The account (login) on that server.")
     var account: String
 
-    @Option(help: ArgumentHelp("Seconds to wait for each HTTP request.", valueName: "seconds"))
-    var timeout: Double = 30
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to wait for each HTTP request (default 30); for a browser or device sign-in, for the person to finish "
+                + "(default 300, device: the code's lifetime).", valueName: "seconds"))
+    var timeout: Double?
 
     /// The longest `--timeout` accepted: one day.
     static let maximumTimeout: Double = 86_400
+    /// The bound on each HTTP exchange when `--timeout` is not given.
+    static let defaultRequestTimeout: Double = 30
 
-    /// `--timeout` as a `Duration`, or `.invalidRequest` when it is not a number of
-    /// seconds above 0 and at most a day (`nan`, `inf`, `1e300`, `-1`).
-    func validatedTimeout() throws(AuthError) -> Duration {
-        guard timeout.isFinite, timeout > 0, timeout <= Self.maximumTimeout else {
+    /// `--timeout` (or `fallback` when not given) as a `Duration`, or `.invalidRequest` when it
+    /// is not a number of seconds above 0 and at most a day (`nan`, `inf`, `1e300`, `-1`).
+    func validatedTimeout(default fallback: Double = defaultRequestTimeout) throws(AuthError) -> Duration {
+        let seconds = timeout ?? fallback
+        guard seconds.isFinite, seconds > 0, seconds <= Self.maximumTimeout else {
             throw .invalidRequest("--timeout must be a number of seconds above 0 and at most \(Int(Self.maximumTimeout))")
         }
-        return .milliseconds(max(1, Int((timeout * 1000).rounded())))
+        return .milliseconds(max(1, Int((seconds * 1000).rounded())))
+    }
+
+    /// The bound on each HTTP exchange: `--timeout`, but never more than the default 30 s when
+    /// `--timeout` bounds a person's sign-in instead.
+    func exchangeTimeout(interactive: Bool) throws(AuthError) -> Duration {
+        let given = try validatedTimeout()
+        return interactive ? min(given, .seconds(Self.defaultRequestTimeout)) : given
     }
 
     /// Runs `body` with a session on the selected store; shuts the HTTP client down after.
     func withSession<T: Sendable>(
-        _ store: StoreOptions, _ body: (AuthSession) async throws(AuthError) -> T
+        _ store: StoreOptions, interactive: Bool = false, _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
         guard !account.isEmpty else { throw .invalidRequest("the account must not be empty") }
-        let requestTimeout = try validatedTimeout()
+        let requestTimeout = try exchangeTimeout(interactive: interactive)
         guard let url = URL(string: server), url.host != nil else {
             throw .invalidRequest("--server must be a URL such as https://auth.example.com")
         }

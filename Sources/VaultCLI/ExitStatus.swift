@@ -35,7 +35,7 @@ public enum ExitStatus {
     /// The exit code for an authentication or request error.
     public static func of(_ error: AuthError) -> Int32 {
         switch error {
-        case .authentication, .configuration, .excessiveRefresh: authentication
+        case .authentication, .interactionRequired, .configuration, .excessiveRefresh: authentication
         case .server, .network: network
         case .store(let error): of(error)
         case .invalidRequest: usage

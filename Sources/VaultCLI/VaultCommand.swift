@@ -23,7 +23,7 @@ public struct VaultCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             SaveCommand.self, LoadCommand.self, RemoveCommand.self, ListCommand.self, PasswdCommand.self,
-            BackendCommand.self, LoginCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
+            BackendCommand.self, LoginCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self, WhoamiCommand.self,
         ]
     )
 

@@ -41,6 +41,10 @@ struct TestControlRoutes: Sendable {
         let issuer: String?
     }
 
+    private struct IDTokenFaultBody: Codable {
+        let fault: IDTokenFault
+    }
+
     private struct KidReply: Encodable {
         let kid: String
     }
@@ -82,6 +86,12 @@ struct TestControlRoutes: Sendable {
                     return HTTP.error(404, "unknown or answered user_code")
                 }
                 return HTTP.json(["user_code": body.userCode])
+            }
+        }
+        router.post("/api/test/id_token_fault") { request, _ in
+            await withBody(request, as: IDTokenFaultBody.self) { body in
+                components.service.idTokenFault.current = body.fault
+                return HTTP.json(body)
             }
         }
         router.post("/api/test/fault") { request, _ in

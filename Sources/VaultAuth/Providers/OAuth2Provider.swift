@@ -7,7 +7,13 @@ import VaultStore
 /// An OAuth 2.0 token endpoint (RFC 6749): the password grant (§4.3) for login and
 /// silent re-login, the refresh_token grant (§6), and the client_credentials grant
 /// (§4.4) for service accounts, whose "re-login" is simply a new client_credentials
-/// request. The client authenticates by HTTP Basic (§2.3.1) or form fields.
+/// request. The client authenticates by HTTP Basic (§2.3.1) or form fields; a public
+/// client (no secret) sends only `client_id` in the form (§3.2.1), no `Authorization`.
+///
+/// The interactive grants (authorization code, device) obtain their first tokens through
+/// ``exchange(code:verifier:redirectURI:nonce:)`` and ``pollDevice(_:)``; when their refresh
+/// token dies, ``login(account:password:)`` throws ``AuthError/interactionRequired(_:)``.
+/// ID tokens are kept only once ``idTokenVerifier`` accepted them (none: they are dropped).
 ///
 /// Errors (§5.2): `invalid_grant` is `.authentication` (the refresh token or the password
 /// is no good: log in again); `invalid_client` and the other client-side codes are
@@ -31,6 +37,10 @@ public struct OAuth2Provider: AuthProvider {
     public let clock: any AuthClock
     /// The bound on each token exchange, body included (default 15 s).
     public let timeout: Duration
+    /// Checks the ID tokens of token responses; nil when the settings name no issuer and JWKS.
+    public let idTokenVerifier: IDTokenVerifier?
+    /// RFC 7009's endpoint, when the settings name one.
+    public let revocationURL: URL?
 
     /// A provider for `settings`. Throws ``AuthError/configuration(_:providerCode:)`` when the token URL is
     /// missing or has no host, or the client id is missing or empty.
@@ -53,6 +63,13 @@ public struct OAuth2Provider: AuthProvider {
         self.transport = transport
         self.clock = clock
         self.timeout = timeout
+        self.revocationURL = settings.revocationURL.flatMap(URL.init(string:))
+        if let issuer = settings.issuer, let jwks = settings.jwksURL.flatMap(URL.init(string:)) {
+            idTokenVerifier = IDTokenVerifier(
+                issuer: issuer, clientID: clientID, jwksURL: jwks, transport: transport, clock: clock, timeout: timeout)
+        } else {
+            idTokenVerifier = nil
+        }
     }
 
     /// `"oauth2"`; see ``AuthProvider/name``.
@@ -60,6 +77,13 @@ public struct OAuth2Provider: AuthProvider {
 
     /// True only for the ``LoginSettings/Grant/password`` grant; see ``AuthProvider/needsPassword``.
     public var needsPassword: Bool { grant == .password }
+
+    /// False for the browser and device grants; see ``AuthProvider/canLogInSilently``.
+    public var canLogInSilently: Bool { grant != .authorizationCode && grant != .device }
+
+    /// The message of the ``AuthError/interactionRequired(_:)`` a dead refresh token gives
+    /// an account that signed in through the browser or the device grant.
+    public static let sessionEnded = "the provider no longer accepts the refresh token, and only a person can sign in again"
 
     /// Posts the password grant (throwing ``AuthError/authentication(_:providerCode:)`` without a UTF-8
     /// password) or the client_credentials grant, with ``scope``. See ``AuthProvider/login(account:password:)``.
@@ -73,6 +97,8 @@ public struct OAuth2Provider: AuthProvider {
             form = [("grant_type", "password"), ("username", account), ("password", password)]
         case .clientCredentials:
             form = [("grant_type", "client_credentials")]
+        case .authorizationCode, .device:
+            throw .interactionRequired(Self.sessionEnded)
         }
         if let scope { form.append(("scope", scope)) }
         return try await tokenRequest(form, previous: nil)
@@ -84,26 +110,54 @@ public struct OAuth2Provider: AuthProvider {
         guard let refreshToken = tokens.refreshToken?.utf8String else {
             throw .authentication("there is no refresh token")
         }
-        return try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refreshToken)], previous: tokens)
+        return try await tokenRequest(
+            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], previous: tokens, idToken: .refresh)
     }
 
-    private func tokenRequest(_ fields: [(String, String)], previous: TokenSet?) async throws(AuthError) -> TokenSet {
+    /// Exchanges an authorization code (RFC 6749 §4.1.3) with its PKCE `verifier` (RFC 7636
+    /// §4.5); the ID token, if any, must carry `nonce`.
+    public func exchange(code: String, verifier: String, redirectURI: String, nonce: String?) async throws(AuthError) -> TokenSet {
+        try await tokenRequest(
+            [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier)],
+            previous: nil, idToken: .signIn(nonce: nonce))
+    }
+
+    /// A POST of `fields` to `url` with the client's authentication; the response, whatever its status.
+    func clientPost(_ url: URL, _ fields: [(String, String)]) async throws(AuthError) -> HTTPResponse {
         var form = fields
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
         ]
-        switch clientAuthentication {
-        case .basic:
+        switch (clientAuthentication, clientSecret?.utf8String) {
+        case (.basic, let secret?):
             let user = FormEncoding.escape(clientID)
-            let pass = FormEncoding.escape(clientSecret?.utf8String ?? "")
+            let pass = FormEncoding.escape(secret)
             headers.append(("Authorization", "Basic " + Data("\(user):\(pass)".utf8).base64EncodedString()))
-        case .form:
+        case (.form, let secret?):
             form.append(("client_id", clientID))
-            if let secret = clientSecret?.utf8String { form.append(("client_secret", secret)) }
+            form.append(("client_secret", secret))
+        case (_, nil):
+            form.append(("client_id", clientID))
         }
-        let request = HTTPRequest(method: "POST", url: tokenURL, headers: headers, body: Array(FormEncoding.encode(form).utf8))
+        let request = HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormEncoding.encode(form).utf8))
+        return try await transport.send(request, timeout: timeout)
+    }
+
+    /// How the ID token of a token response is checked.
+    enum IDTokenCheck {
+        /// A first sign-in: the authorization request's nonce (nil for grants without one).
+        case signIn(nonce: String?)
+        /// A refresh: the same user, issuer and audience as the previous ID token.
+        case refresh
+    }
+
+    func tokenRequest(
+        _ fields: [(String, String)], previous: TokenSet?, idToken check: IDTokenCheck = .signIn(nonce: nil)
+    )
+        async throws(AuthError) -> TokenSet
+    {
         let sentAt = clock.now()
-        let response = try await transport.send(request, timeout: timeout)
+        let response = try await clientPost(tokenURL, fields)
         guard response.isSuccess else { throw Self.classify(response) }
         guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let access = object["access_token"] as? String, !access.isEmpty
@@ -121,11 +175,29 @@ public struct OAuth2Provider: AuthProvider {
             throw TokenCharacters.refusal("a refresh token", status: response.status)
         }
         let refresh = refreshText.map { Secret($0) }
+        let idToken = try await verifiedIDToken(object["id_token"], check: check, previous: previous)
         return TokenSet(
             accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
             refreshToken: refresh ?? previous?.refreshToken,
             refreshTokenExpiry: refresh == nil ? previous?.refreshTokenExpiry : nil,
-            obtainedAt: sentAt)
+            obtainedAt: sentAt, idToken: idToken ?? previous?.idToken)
+    }
+
+    /// The response's `id_token` once verified; nil when there is none, or no verifier to check it with
+    /// (an unverified ID token is never kept). A token that fails a check fails the whole exchange.
+    private func verifiedIDToken(_ value: Any?, check: IDTokenCheck, previous: TokenSet?) async throws(AuthError) -> Secret? {
+        guard let text = value as? String, !text.isEmpty, let idTokenVerifier else { return nil }
+        guard TokenCharacters.isAcceptable(text) else {
+            throw IDTokenVerifier.refusal("it is not a compact JWT")
+        }
+        switch check {
+        case .signIn(let nonce):
+            _ = try await idTokenVerifier.verify(text, nonce: nonce)
+        case .refresh:
+            let earlier = previous?.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))
+            _ = try await idTokenVerifier.verify(text, nonce: nil, previous: earlier)
+        }
+        return Secret(text)
     }
 
     /// The longest `expires_in` accepted: ten years.

@@ -15,72 +15,187 @@ struct LoginCommand: AsyncParsableCommand {
         commandName: "login",
         abstract: "Log in once; vault then keeps the account logged in.",
         discussion: """
-            The password is read from standard input (a pipe) or asked for on the terminal. \
-            vault stores it (the same item `vault save --server URL --account A` writes), \
-            the tokens, and these login settings, so `vault token` and `vault request` need \
-            only --server and --account, and can log in again silently when the refresh \
-            token dies. With --grant client-credentials no password is needed.
+            With a password (the reference API, or an OAuth 2.0 password grant) the password is \
+            read from standard input (a pipe) or asked for on the terminal; vault stores it (the \
+            same item `vault save --server URL --account A` writes), the tokens and these login \
+            settings, so `vault token` and `vault request` need only --server and --account, and \
+            can log in again silently when the refresh token dies. With --grant \
+            client-credentials no password is needed.
+
+            With --provider oidc (discovery from --issuer) or --provider oauth2 with \
+            --authorization-url, a person signs in through the browser (authorization code with \
+            PKCE; the URL is always printed on stderr, and opened with $BROWSER, else xdg-open \
+            when there is a display). With --device, on another device (the code is printed on \
+            stderr). Such accounts store no password: when the refresh token dies, run vault \
+            login again.
 
               printf %s "$PW" | vault login --server https://auth.example.com --account alice
               vault login --server https://api.example.com --account svc --provider oauth2 \\
                   --token-url https://auth.example.com/oauth/token --client-id svc \\
                   --client-secret-file /run/secrets/client --grant client-credentials
+              vault login --server https://api.example.com --account me --provider oidc \\
+                  --issuer https://accounts.example.com --client-id my-cli [--device]
             """)
 
     @OptionGroup var auth: AuthOptions
-    @Option(help: "reference (the reference auth API) or oauth2 (an RFC 6749 token endpoint).")
+    @Option(help: "reference (the reference auth API), oauth2 (endpoints given one by one) or oidc (OpenID Connect discovery).")
     var provider: LoginSettings.ProviderKind = .reference
+    @Option(help: ArgumentHelp("The OpenID Connect issuer, whose metadata names the endpoints (--provider oidc).", valueName: "url"))
+    var issuer: String?
+    @Option(help: ArgumentHelp("OAuth 2.0 authorization endpoint (browser sign-in).", valueName: "url"))
+    var authorizationURL: String?
     @Option(help: ArgumentHelp("OAuth 2.0 token endpoint.", valueName: "url"))
     var tokenURL: String?
+    @Option(help: ArgumentHelp("OAuth 2.0 device authorization endpoint (RFC 8628).", valueName: "url"))
+    var deviceURL: String?
+    @Option(help: ArgumentHelp("OAuth 2.0 revocation endpoint (RFC 7009), told at logout.", valueName: "url"))
+    var revocationURL: String?
     @Option(help: "OAuth 2.0 client id.")
     var clientID: String?
     @Option(help: ArgumentHelp("Read the OAuth 2.0 client secret from this file ('-' for stdin).", valueName: "path"))
     var clientSecretFile: String?
     @Option(help: "How the client authenticates: basic (HTTP Basic) or form.")
     var clientAuth: LoginSettings.ClientAuthentication = .basic
-    @Option(help: "password (log in as the account) or client-credentials (a service account).")
-    var grant: LoginSettings.Grant = .password
-    @Option(help: "OAuth 2.0 scope to request.")
+    @Option(
+        help: """
+            password, client-credentials, authorization-code (browser) or device; default: authorization-code for oidc \
+            and for oauth2 with --authorization-url, else password.
+            """)
+    var grant: LoginSettings.Grant?
+    @Flag(help: "Sign in on another device (RFC 8628 device grant) instead of this machine's browser.")
+    var device = false
+    @Option(help: "OAuth 2.0 scope to request (oidc default: \"openid profile email offline_access\").")
     var scope: String?
     @OptionGroup var store: StoreOptions
 
+    /// The scope an OpenID Connect sign-in asks for unless told.
+    static let defaultOpenIDScope = "openid profile email offline_access"
+
+    /// The grant `vault login` uses for these flags.
+    var resolvedGrant: LoginSettings.Grant {
+        if device { return .device }
+        if let grant { return grant }
+        if provider == .oidc || (provider == .oauth2 && authorizationURL != nil) { return .authorizationCode }
+        return .password
+    }
+
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in
-            var clientSecret: Secret?
-            if let clientSecretFile {
-                do throws(VaultError) {
-                    let secret =
-                        clientSecretFile == "-"
-                        ? try SecretInput.read(prompt: "Client secret: ")
-                        : try PassphraseSource.readPassphraseFile(clientSecretFile)
-                    guard secret.utf8String != nil else { throw VaultError.invalidInput("the client secret is not UTF-8 text") }
-                    clientSecret = secret
-                } catch {
-                    throw .invalidRequest("cannot read the client secret: \(error)")
-                }
+            let clientSecret = try readClientSecret()
+            let grant = resolvedGrant
+            if provider == .reference && (grant != .password || issuer != nil || authorizationURL != nil) {
+                throw .invalidRequest("--issuer, --authorization-url, --device and --grant need --provider oidc or oauth2")
             }
-            if provider == .oauth2 && (tokenURL == nil || clientID == nil) {
-                throw .invalidRequest("--provider oauth2 needs --token-url and --client-id")
+            if device, let grant = self.grant, grant != .device {
+                throw .invalidRequest("--device and --grant \(grant.rawValue) contradict each other")
             }
-            if let tokenURL, let url = URL(string: tokenURL) { try URLPolicy.check(url) }
-            let settings = LoginSettings(
+            for url in [tokenURL, authorizationURL, deviceURL, revocationURL, issuer].compactMap({ $0 }) {
+                guard let parsed = URL(string: url), parsed.host != nil else { throw .invalidRequest("not a URL: \(url)") }
+                try URLPolicy.check(parsed)
+            }
+            var settings = LoginSettings(
                 provider: provider, serverURL: ServerName.normalized(auth.server), tokenURL: tokenURL,
                 clientID: clientID, clientSecret: clientSecret, clientAuthentication: clientAuth,
-                grant: provider == .oauth2 ? grant : .password, scope: scope)
-            var password: Secret?
-            if settings.grant == .password {
-                if clientSecretFile == "-" { throw .invalidRequest("stdin cannot carry both the client secret and the password") }
-                do throws(VaultError) {
-                    password = try SecretInput.read(prompt: "Password for \(auth.account) at \(auth.server): ")
-                } catch {
-                    throw .store(error)
+                grant: provider == .reference ? .password : grant,
+                scope: scope ?? (provider == .oidc ? Self.defaultOpenIDScope : nil))
+            settings.authorizationURL = authorizationURL
+            settings.deviceURL = deviceURL
+            settings.revocationURL = revocationURL
+            if provider == .oidc || settings.isInteractive {
+                try await signIn(settings)
+            } else {
+                try await logIn(settings)
+            }
+        }
+    }
+
+    /// The password and client-credentials grants, and the reference API.
+    private func logIn(_ settings: LoginSettings) async throws(AuthError) {
+        if provider == .oauth2 && (tokenURL == nil || clientID == nil) {
+            throw .invalidRequest("--provider oauth2 needs --token-url and --client-id")
+        }
+        var password: Secret?
+        if settings.grant == .password {
+            if clientSecretFile == "-" { throw .invalidRequest("stdin cannot carry both the client secret and the password") }
+            do throws(VaultError) {
+                password = try SecretInput.read(prompt: "Password for \(auth.account) at \(auth.server): ")
+            } catch {
+                throw .store(error)
+            }
+            guard password?.utf8String != nil else { throw .invalidRequest("the password is not UTF-8 text") }
+        }
+        _ = try await auth.withSession(store) { session throws(AuthError) in
+            try await session.login(settings: settings, password: password)
+        }
+        Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)")
+    }
+
+    /// A person signs in: through the browser, or on another device.
+    private func signIn(_ requested: LoginSettings) async throws(AuthError) {
+        guard let clientID, !clientID.isEmpty else { throw .invalidRequest("--provider \(provider.rawValue) needs --client-id") }
+        if provider == .oidc && issuer == nil { throw .invalidRequest("--provider oidc needs --issuer") }
+        if provider == .oauth2 && tokenURL == nil { throw .invalidRequest("--provider oauth2 needs --token-url") }
+        if !requested.isInteractive && provider == .oidc {
+            throw .invalidRequest("--provider oidc signs in with --grant authorization-code or --device")
+        }
+        let waitLimit = try auth.validatedTimeout(default: 300)
+        let timeoutGiven = auth.timeout != nil
+        let device = requested.grant == .device
+        let exchangeTimeout = try auth.exchangeTimeout(interactive: true)
+        Interruption.handle("the sign-in")
+        let tokens = try await auth.withSession(store, interactive: true) { session throws(AuthError) -> TokenSet in
+            var settings = requested
+            if let issuer {
+                let metadata = try await ProviderMetadata.discover(issuer: issuer, transport: session.transport, timeout: exchangeTimeout)
+                settings = settings.adopting(metadata)
+            }
+            let oauth = try session.oauthProvider(for: settings)
+            let tokens: TokenSet
+            if device {
+                guard let url = settings.deviceURL.flatMap(URL.init(string:)) else {
+                    throw .configuration("the provider has no device authorization endpoint; give --device-url or sign in without --device")
                 }
-                guard password?.utf8String != nil else { throw .invalidRequest("the password is not UTF-8 text") }
+                tokens = try await DeviceSignIn(provider: oauth, deviceURL: url, timeout: timeoutGiven ? waitLimit : nil)
+                    .run(present: Self.presentDeviceCode)
+            } else {
+                guard let url = settings.authorizationURL.flatMap(URL.init(string:)) else {
+                    throw .configuration("the provider has no authorization endpoint; give --authorization-url or use --device")
+                }
+                let launcher = BrowserLauncher()
+                tokens = try await BrowserSignIn(
+                    provider: oauth, authorizationURL: url, openIDConnect: settings.issuer != nil, timeout: waitLimit
+                ).run(present: Self.presentAuthorizationURL, open: { launcher.open($0.absoluteString) })
             }
-            _ = try await auth.withSession(store) { session throws(AuthError) in
-                try await session.login(settings: settings, password: password)
-            }
-            Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)")
+            try await session.adopt(tokens, settings: settings)
+            return tokens
+        }
+        let who = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)).map { " (signed in: \($0.who))" } ?? ""
+        Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)\(who)")
+    }
+
+    @Sendable static func presentAuthorizationURL(_ url: URL) {
+        Terminal.note("to sign in, open this URL in a browser (vault waits for it to come back):")
+        Terminal.note("  \(url.absoluteString)")
+    }
+
+    @Sendable static func presentDeviceCode(_ authorization: DeviceAuthorization) {
+        Terminal.note("to sign in, open \(authorization.verificationURI) on any device and enter the code \(authorization.userCode)")
+        if let complete = authorization.verificationURIComplete { Terminal.note("  (or open \(complete))") }
+        Terminal.note("waiting for the sign-in (the code expires in \(Int(authorization.expiresIn)) s; Ctrl-C stops)")
+    }
+
+    /// The client secret from `--client-secret-file`, or nil.
+    private func readClientSecret() throws(AuthError) -> Secret? {
+        guard let clientSecretFile else { return nil }
+        do throws(VaultError) {
+            let secret =
+                clientSecretFile == "-"
+                ? try SecretInput.read(prompt: "Client secret: ")
+                : try PassphraseSource.readPassphraseFile(clientSecretFile)
+            guard secret.utf8String != nil else { throw VaultError.invalidInput("the client secret is not UTF-8 text") }
+            return secret
+        } catch {
+            throw .invalidRequest("cannot read the client secret: \(error)")
         }
     }
 }

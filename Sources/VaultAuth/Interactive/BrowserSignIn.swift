@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import VaultStore
+
+/// The authorization code grant with PKCE through the browser (RFC 6749 §4.1, RFC 7636,
+/// RFC 8252): listen on the loopback redirect URI, send the person to the authorization
+/// endpoint, take the one redirect with this request's `state`, exchange the code.
+public struct BrowserSignIn: Sendable {
+    /// The client and token endpoint the code is exchanged at.
+    public let provider: OAuth2Provider
+    /// Where the person signs in.
+    public let authorizationURL: URL
+    /// True for OpenID Connect: a `nonce` is sent and the ID token must carry it.
+    public let openIDConnect: Bool
+    /// How long the person has to finish (default 5 minutes).
+    public let timeout: Duration
+
+    /// A sign-in with `provider` at `authorizationURL`; `.invalidRequest` when that URL fails ``URLPolicy``.
+    public init(provider: OAuth2Provider, authorizationURL: URL, openIDConnect: Bool, timeout: Duration = .seconds(300))
+        throws(AuthError)
+    {
+        try URLPolicy.check(authorizationURL)
+        self.provider = provider
+        self.authorizationURL = authorizationURL
+        self.openIDConnect = openIDConnect
+        self.timeout = timeout
+    }
+
+    /// The authorization request URL for `secrets` and `redirectURI`, keeping any query the endpoint has.
+    public func requestURL(_ secrets: AuthorizationSecrets, redirectURI: String) -> URL {
+        var components = URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false) ?? URLComponents()
+        var items = components.queryItems ?? []
+        items += [
+            URLQueryItem(name: "response_type", value: "code"), URLQueryItem(name: "client_id", value: provider.clientID),
+            URLQueryItem(name: "redirect_uri", value: redirectURI), URLQueryItem(name: "state", value: secrets.state),
+            URLQueryItem(name: "code_challenge", value: secrets.codeChallenge),
+            URLQueryItem(name: "code_challenge_method", value: "S256"),
+        ]
+        if let scope = provider.scope { items.append(URLQueryItem(name: "scope", value: scope)) }
+        if openIDConnect { items.append(URLQueryItem(name: "nonce", value: secrets.nonce)) }
+        components.percentEncodedQuery = items.map { "\(FormEncoding.escape($0.name))=\(FormEncoding.escape($0.value ?? ""))" }
+            .joined(separator: "&")
+        return components.url ?? authorizationURL
+    }
+
+    /// Runs the sign-in: `present` gets the URL to open (print it), `open` may open it in a
+    /// browser. Returns the tokens (the ID token verified); nothing is stored here.
+    ///
+    /// Errors: the provider's `error` redirect is ``AuthError/authentication(_:providerCode:)``
+    /// with its code and (escaped) description; the timeout is `.authentication`; the code
+    /// exchange fails as the token endpoint does. The listener is closed in every case.
+    public func run(present: @Sendable (URL) -> Void, open: @Sendable (URL) -> Void) async throws(AuthError) -> TokenSet {
+        let secrets = AuthorizationSecrets()
+        let listener = try await LoopbackRedirectListener.start(state: secrets.state)
+        let result: Result<AuthorizationCallback, AuthError>
+        do throws(AuthError) {
+            let url = requestURL(secrets, redirectURI: listener.redirectURI)
+            present(url)
+            open(url)
+            result = .success(try await listener.callback(timeout: timeout))
+        } catch {
+            result = .failure(error)
+        }
+        await listener.close()
+        switch try result.get() {
+        case .error(let code, let description):
+            let shownCode = TextEscaping.escaped(String(code.prefix(80)))
+            let detail = description.map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
+            throw .authentication("the provider answered \(shownCode)\(detail)", providerCode: shownCode)
+        case .code(let code):
+            return try await provider.exchange(
+                code: code, verifier: secrets.codeVerifier, redirectURI: listener.redirectURI,
+                nonce: openIDConnect ? secrets.nonce : nil)
+        }
+    }
+}

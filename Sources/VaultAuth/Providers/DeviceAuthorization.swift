@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import VaultStore
+
+/// The device authorization response (RFC 8628 §3.2): what a person needs to sign the
+/// device in elsewhere, and how the device polls.
+public struct DeviceAuthorization: Sendable, Equatable {
+    /// The code the device polls with; a credential, never shown.
+    let deviceCode: String
+    /// The code the person types, exactly as the server sent it.
+    public let userCode: String
+    /// Where the person goes.
+    public let verificationURI: String
+    /// The same page with the code filled in, when the server offers one.
+    public let verificationURIComplete: String?
+    /// How long the codes live (seconds, from the response).
+    public let expiresIn: TimeInterval
+    /// The polling interval the server asked for (seconds; 5 when it did not say).
+    public let interval: TimeInterval
+}
+
+/// One poll of the token endpoint with a device code (RFC 8628 §3.4, §3.5).
+public enum DevicePoll: Sendable, Equatable {
+    /// The person allowed it: the tokens.
+    case approved(TokenSet)
+    /// `authorization_pending`: ask again after the interval.
+    case pending
+    /// `slow_down`: ask again after the interval plus 5 seconds, for this and every later poll.
+    case slowDown
+}
+
+extension OAuth2Provider {
+    /// The device grant's poll `grant_type`.
+    static let deviceGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// Asks `deviceURL` for a device and user code (RFC 8628 §3.1), with the provider's scope.
+    /// The text fields must be printable: a code or URI with control characters is refused
+    /// (`.server`), as is a `verification_uri` that is not http(s).
+    public func requestDeviceAuthorization(at deviceURL: URL) async throws(AuthError) -> DeviceAuthorization {
+        var fields: [(String, String)] = []
+        if let scope { fields.append(("scope", scope)) }
+        let response = try await clientPost(deviceURL, fields)
+        guard response.isSuccess else { throw Self.classify(response) }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any],
+            let deviceCode = object["device_code"] as? String, TokenCharacters.isAcceptable(deviceCode),
+            let userCode = object["user_code"] as? String, Self.isPrintable(userCode, limit: 64),
+            let verification = object["verification_uri"] as? String ?? object["verification_url"] as? String,
+            Self.isWebURL(verification)
+        else {
+            throw .server(status: response.status, message: "the device authorization response is not the expected JSON")
+        }
+        let complete = (object["verification_uri_complete"] as? String).flatMap { Self.isWebURL($0) ? $0 : nil }
+        let expiresIn = try Self.lifetime(object["expires_in"], status: response.status)
+        let interval = (object["interval"] as? NSNumber)?.doubleValue ?? 5
+        return DeviceAuthorization(
+            deviceCode: deviceCode, userCode: userCode, verificationURI: verification, verificationURIComplete: complete,
+            expiresIn: expiresIn, interval: interval.isFinite ? min(max(interval, 1), 60) : 5)
+    }
+
+    /// Polls the token endpoint once. `access_denied` and `expired_token` are
+    /// ``AuthError/authentication(_:providerCode:)`` with that code; other errors as ``classify(_:)``.
+    public func pollDevice(_ authorization: DeviceAuthorization) async throws(AuthError) -> DevicePoll {
+        do throws(AuthError) {
+            return .approved(
+                try await tokenRequest(
+                    [("grant_type", Self.deviceGrantType), ("device_code", authorization.deviceCode)], previous: nil))
+        } catch {
+            switch error.providerCode {
+            case "authorization_pending": return .pending
+            case "slow_down": return .slowDown
+            case "access_denied": throw .authentication("the sign-in was denied", providerCode: "access_denied")
+            case "expired_token": throw .authentication("the device code expired before anyone signed in", providerCode: "expired_token")
+            default: throw error
+            }
+        }
+    }
+
+    /// True for text of at most `limit` characters with no control characters.
+    static func isPrintable(_ text: String, limit: Int) -> Bool {
+        !text.isEmpty && text.count <= limit && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// True for an absolute http(s) URL of printable characters, at most 2 KiB.
+    static func isWebURL(_ text: String) -> Bool {
+        guard isPrintable(text, limit: 2048), !text.contains(" "), let url = URL(string: text), url.host != nil,
+            let scheme = url.scheme?.lowercased()
+        else { return false }
+        return scheme == "https" || scheme == "http"
+    }
+}

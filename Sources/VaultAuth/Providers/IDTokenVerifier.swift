@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import JWTKit
+import VaultStore
+
+/// Verifies OpenID Connect ID tokens (Core §3.1.3.7, and §12.2 for those that come with a
+/// refresh): the signature against the provider's JWKS, then `iss`, `aud`/`azp`, `exp`,
+/// `iat` and `nonce`. The JWKS is fetched on first use and kept; a token signed with a `kid`
+/// the kept set lacks makes it fetch the set once more (key rotation), never more than once
+/// per token.
+///
+/// Every failure is ``AuthError/authentication(_:providerCode:)`` naming the check that
+/// failed, except a JWKS that cannot be fetched (`.server` / `.network`). No token text is
+/// ever put in a message.
+public actor IDTokenVerifier {
+    /// The issuer ID tokens must name, exactly.
+    public let issuer: String
+    /// This client's id: it must be in `aud` (and be `azp` when `azp` is present).
+    public let clientID: String
+    /// Where the provider's signing keys are.
+    public let jwksURL: URL
+    /// How far `iat` may lie in the future and `exp` in the past, for clock differences (default 120 s).
+    public let skew: TimeInterval
+    private let transport: any HTTPTransport
+    private let clock: any AuthClock
+    private let timeout: Duration
+    private var keys: [String: JWK]?
+    private var anonymousKey: JWK?
+    /// How many times the JWKS was fetched (for tests and benchmarks).
+    public private(set) var fetches = 0
+
+    /// The signature algorithms accepted in a token's header; `none` and HMAC never are.
+    public static let acceptedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384"]
+
+    /// A verifier for tokens that `issuer` issues to `clientID`, with the keys at `jwksURL`.
+    public init(
+        issuer: String, clientID: String, jwksURL: URL, transport: any HTTPTransport, clock: any AuthClock = SystemClock(),
+        timeout: Duration = .seconds(15), skew: TimeInterval = 120
+    ) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.jwksURL = jwksURL
+        self.transport = transport
+        self.clock = clock
+        self.timeout = timeout
+        self.skew = skew
+    }
+
+    /// The claims of `token` once every check passed.
+    ///
+    /// - Parameters:
+    ///   - nonce: the `nonce` of the authorization request; the token must carry exactly it.
+    ///     nil (refresh, device grant): a `nonce` in the token is not checked against anything.
+    ///   - previous: the claims of the account's earlier ID token, for a token that came with a
+    ///     refresh: `iss`, `sub` and `aud` must be the same (Core §12.2).
+    public func verify(_ token: String, nonce: String?, previous: IDTokenClaims? = nil) async throws(AuthError) -> IDTokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
+            let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any]
+        else { throw Self.refusal("it is not a signed JWT") }
+        guard let algorithm = header["alg"] as? String, Self.acceptedAlgorithms.contains(algorithm) else {
+            throw Self.refusal("its signature algorithm is not accepted")
+        }
+        let kid = header["kid"] as? String
+        let key = try await key(for: kid)
+        if let keyAlgorithm = key.algorithm, keyAlgorithm.rawValue != algorithm {
+            throw Self.refusal("its algorithm is not the one of its key")
+        }
+        try await checkSignature(token, key: key)
+        guard let claims = IDTokenClaims(payload: payload) else { throw Self.refusal("a required claim is missing") }
+        try check(claims, nonce: nonce, previous: previous)
+        return claims
+    }
+
+    private func checkSignature(_ token: String, key: JWK) async throws(AuthError) {
+        let collection = JWTKeyCollection()
+        do {
+            try await collection.add(jwk: key, isDefault: true)
+            _ = try await collection.verify(token, as: SignatureOnly.self)
+        } catch {
+            throw Self.refusal("its signature does not verify")
+        }
+    }
+
+    private func check(_ claims: IDTokenClaims, nonce: String?, previous: IDTokenClaims?) throws(AuthError) {
+        guard claims.issuer == issuer else { throw Self.refusal("it was issued by another issuer") }
+        guard claims.audiences.contains(clientID) else { throw Self.refusal("it is meant for another client (aud)") }
+        if claims.audiences.count > 1 || claims.authorizedParty != nil {
+            guard claims.authorizedParty == clientID else { throw Self.refusal("it was issued to another party (azp)") }
+        }
+        let now = clock.now()
+        guard now.timeIntervalSince(claims.expiresAt) < skew else { throw Self.refusal("it has expired") }
+        guard claims.issuedAt.timeIntervalSince(now) <= skew else { throw Self.refusal("it was issued in the future (iat)") }
+        if let nonce {
+            guard claims.nonce == nonce else { throw Self.refusal("its nonce is not this sign-in's") }
+        }
+        if let previous {
+            guard claims.issuer == previous.issuer, claims.subject == previous.subject,
+                Set(claims.audiences) == Set(previous.audiences)
+            else { throw Self.refusal("it names another user or audience than the session's") }
+            if let earlier = previous.nonce, let now = claims.nonce, earlier != now {
+                throw Self.refusal("its nonce differs from the session's")
+            }
+        }
+    }
+
+    /// The key for `kid` (or the only key, for a token without `kid`), fetching the JWKS
+    /// when none is kept or, once, when the kept one lacks it.
+    private func key(for kid: String?) async throws(AuthError) -> JWK {
+        if keys == nil { try await fetch() }
+        if let found = lookup(kid) { return found }
+        try await fetch()
+        if let found = lookup(kid) { return found }
+        throw Self.refusal("it is signed by a key the provider does not publish")
+    }
+
+    private func lookup(_ kid: String?) -> JWK? {
+        guard let kid else { return anonymousKey }
+        return keys?[kid]
+    }
+
+    private func fetch() async throws(AuthError) {
+        fetches += 1
+        let response = try await transport.send(HTTPRequest(url: jwksURL, headers: [("Accept", "application/json")]), timeout: timeout)
+        guard response.isSuccess else {
+            throw .server(status: response.status, message: "the provider's JWKS could not be read")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any],
+            let entries = object["keys"] as? [Any]
+        else { throw .server(status: response.status, message: "the provider's JWKS is not a key set") }
+        var found: [String: JWK] = [:]
+        var usable: [JWK] = []
+        for entry in entries {
+            // Keys of types this verifier cannot use (encryption keys, unknown types) are skipped.
+            guard let data = try? JSONSerialization.data(withJSONObject: entry),
+                let jwk = try? JSONDecoder().decode(JWK.self, from: data),
+                (entry as? [String: Any])?["use"].map({ ($0 as? String) == "sig" }) ?? true
+            else { continue }
+            usable.append(jwk)
+            if let kid = jwk.keyIdentifier?.string { found[kid] = jwk }
+        }
+        keys = found
+        anonymousKey = usable.count == 1 ? usable.first : nil
+    }
+
+    static func refusal(_ why: String) -> AuthError {
+        .authentication("the ID token was refused: \(why)", providerCode: nil)
+    }
+}
+
+/// A payload type for the signature check alone; the claims are read and checked apart.
+private struct SignatureOnly: JWTPayload {
+    init(from decoder: any Decoder) throws {}
+    func encode(to encoder: any Encoder) throws {}
+    func verify(using algorithm: some JWTAlgorithm) throws {}
+}

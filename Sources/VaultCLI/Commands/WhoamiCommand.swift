@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import ArgumentParser
+import Foundation
+import VaultAuth
+import VaultStore
+
+struct WhoamiCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whoami",
+        abstract: "Show who an OpenID Connect account signed in as: the verified ID-token claims.",
+        discussion: """
+            The claims are those of the ID token verified at sign-in (or at the last refresh \
+            that brought one); no network request is made. Exit 1 when the account has no ID \
+            token (it did not sign in with OpenID Connect).
+            """)
+
+    @OptionGroup var auth: AuthOptions
+    @Flag(help: "Print every claim as one JSON object.")
+    var json = false
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        var found: IDTokenClaims?
+        try await reportingAuthErrors { () async throws(AuthError) in
+            found = try await auth.withSession(store) { session throws(AuthError) in try await session.identity() }
+        }
+        guard let claims = found else {
+            Terminal.note("\(auth.account) at \(ServerName.normalized(auth.server)) has no ID token (not an OpenID Connect sign-in)")
+            throw ExitCode(ExitStatus.notFound)
+        }
+        if json {
+            let object = (try? JSONSerialization.jsonObject(with: Data(claims.json))) ?? [:]
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            Terminal.write(Array(data) + [0x0A])
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        var lines = ["sub: \(claims.subject)"]
+        if let email = claims.email { lines.append("email: \(email)") }
+        if let name = claims.name { lines.append("name: \(name)") }
+        lines += [
+            "iss: \(claims.issuer)", "aud: \(claims.audiences.joined(separator: " "))",
+            "issued: \(formatter.string(from: claims.issuedAt))", "expires: \(formatter.string(from: claims.expiresAt))",
+        ]
+        for line in lines { Terminal.print(TextEscaping.escaped(line)) }
+    }
+}
