@@ -49,6 +49,8 @@ struct DeviceGrant: Sendable {
     var lastPollMillis: Int64?
     /// The user's answer so far.
     var decision: DeviceDecision = .pending
+    /// Set by a test: the next poll answers `slow_down` whatever its timing.
+    var slowDownRequested = false
 }
 
 /// What a device-code poll concluded.
@@ -121,6 +123,17 @@ final class AuthorizationGrants: Sendable {
         }
     }
 
+    /// Makes the next poll of `userCode`'s device code answer `slow_down` (as a loaded server
+    /// would); `false` for an unknown code.
+    func requestSlowDown(userCode: String) -> Bool {
+        let normalized = Self.normalize(userCode)
+        return state.withLock { state in
+            guard let deviceCode = state.deviceCodeByUserCode[normalized], state.devices[deviceCode] != nil else { return false }
+            state.devices[deviceCode]?.slowDownRequested = true
+            return true
+        }
+    }
+
     /// One poll of `deviceCode` by `clientID` (RFC 8628 §3.5). An approved or denied
     /// grant is answered once, then forgotten.
     func poll(deviceCode: String, clientID: String, pendingAfterExpiry: Bool, slowDownMillis: Int64) -> DevicePoll {
@@ -128,7 +141,8 @@ final class AuthorizationGrants: Sendable {
             guard var grant = state.devices[deviceCode], grant.clientID == clientID else { return .invalid }
             let now = WallClock.millis()
             defer { state.devices[deviceCode]?.lastPollMillis = now }
-            if let last = grant.lastPollMillis, now - last < grant.intervalMillis {
+            if grant.slowDownRequested || (grant.lastPollMillis.map { now - $0 < grant.intervalMillis } ?? false) {
+                grant.slowDownRequested = false
                 grant.intervalMillis += slowDownMillis
                 state.devices[deviceCode] = grant
                 return .slowDown

@@ -51,6 +51,7 @@ public final class ReferenceAuthServer: Sendable {
         var task: Task<Void, Never>?
         var group: ServiceGroup?
         var signing: SigningKeys?
+        var components: ServerComponents?
     }
 
     private let identity: ServerIdentity
@@ -102,7 +103,10 @@ public final class ReferenceAuthServer: Sendable {
             faults: faults,
             configuration: configuration,
             grants: AuthorizationGrants())
-        state.withLock { $0.signing = signing }
+        state.withLock {
+            $0.signing = signing
+            $0.components = components
+        }
         let configuration = self.configuration
         let urlHost = Self.urlHost(configuration.host)
         let app = Application(
@@ -195,6 +199,28 @@ public final class ReferenceAuthServer: Sendable {
     /// no effect before ``start()``.
     public func setIDTokenFault(_ fault: IDTokenFault) {
         idTokenFault.current = fault
+    }
+
+    /// Answers the device request with `userCode` as its user would on the verification page:
+    /// allow as `login`, or deny (`login` nil). `false` for an unknown, answered or expired
+    /// code or an unknown login.
+    @discardableResult
+    public func decideDevice(userCode: String, allowAs login: String?) -> Bool {
+        guard let components = state.withLock({ $0.components }) else { return false }
+        let decision: DeviceDecision
+        if let login {
+            guard let user = components.service.users.userIdentity(login: login) else { return false }
+            decision = .approved(user)
+        } else {
+            decision = .denied
+        }
+        return components.grants.decide(userCode: userCode, decision: decision)
+    }
+
+    /// Makes the next poll of `userCode`'s device code answer `slow_down`; `false` for an unknown code.
+    @discardableResult
+    public func requestSlowDown(userCode: String) -> Bool {
+        state.withLock { $0.components }?.grants.requestSlowDown(userCode: userCode) ?? false
     }
 
     /// Sets every stats counter back to zero.

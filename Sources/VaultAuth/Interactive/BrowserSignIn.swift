@@ -18,7 +18,9 @@ public struct BrowserSignIn: Sendable {
     public let timeout: Duration
 
     /// A sign-in with `provider` at `authorizationURL`; `.invalidRequest` when that URL fails ``URLPolicy``.
-    public init(provider: OAuth2Provider, authorizationURL: URL, openIDConnect: Bool, timeout: Duration = .seconds(300))
+    public init(
+        provider: OAuth2Provider, authorizationURL: URL, openIDConnect: Bool, timeout: Duration = .seconds(300)
+    )
         throws(AuthError)
     {
         try URLPolicy.check(authorizationURL)

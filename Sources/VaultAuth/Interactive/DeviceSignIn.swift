@@ -53,7 +53,7 @@ public struct DeviceSignIn: Sendable {
                     failures = 0
                     interval += 5
                 }
-            } catch where error.isTransient && failures < 5 {
+            } catch  where error.isTransient && failures < 5 {
                 failures += 1
                 interval = min(interval * 2, 60)
             }

@@ -95,6 +95,7 @@ final class CallbackInbox: Sendable {
         var port = 0
         var result: AuthorizationCallback?
         var closed = false
+        var released = false
         var waiter: CheckedContinuation<AuthorizationCallback, Never>?
     }
 
@@ -108,16 +109,24 @@ final class CallbackInbox: Sendable {
     var port: Int { state.withLock { $0.port } }
 
     /// Takes `result` when none was taken yet and the listener is open; true when it was.
+    /// The waiter learns of it only at ``release()``, once the browser has its page: vault
+    /// may exit right after, and the page must not be cut off.
     func accept(_ result: AuthorizationCallback) -> Bool {
-        let waiter = state.withLock { state -> CheckedContinuation<AuthorizationCallback, Never>?? in
-            guard state.result == nil, !state.closed else { return .none }
+        state.withLock { state in
+            guard state.result == nil, !state.closed else { return false }
             state.result = result
-            defer { state.waiter = nil }
-            return .some(state.waiter)
+            return true
         }
-        guard let waiter else { return false }
-        waiter?.resume(returning: result)
-        return true
+    }
+
+    /// Hands the accepted result to the waiter (if it waits already; else ``next()`` finds it).
+    func release() {
+        let (waiter, result) = state.withLock { state in
+            defer { state.waiter = nil }
+            state.released = state.result != nil
+            return (state.waiter, state.result)
+        }
+        if let waiter, let result { waiter.resume(returning: result) }
     }
 
     func close() { state.withLock { $0.closed = true } }
@@ -125,7 +134,7 @@ final class CallbackInbox: Sendable {
     func next() async -> AuthorizationCallback {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> AuthorizationCallback? in
-                if let result = state.result { return result }
+                if let result = state.result, state.released { return result }
                 state.waiter = continuation
                 return nil
             }
@@ -151,19 +160,22 @@ private final class CallbackHandler: ChannelInboundHandler {
         case .end:
             guard let head else { return }
             self.head = nil
-            let (status, title, message) = answer(head)
-            respond(context: context, status: status, title: title, message: message)
+            let (status, title, message, accepted) = answer(head)
+            let inbox = self.inbox
+            respond(context: context, status: status, title: title, message: message) {
+                if accepted { inbox.release() }
+            }
         }
     }
 
     /// The page for `head`, taking the redirect when it is the right one.
-    private func answer(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String, String) {
+    private func answer(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String, String, accepted: Bool) {
         let components = URLComponents(string: head.uri)
         guard head.method == .GET, let components, components.path == "/callback" else {
-            return (.notFound, "Not found", "vault listens here only for its sign-in redirect.")
+            return (.notFound, "Not found", "vault listens here only for its sign-in redirect.", false)
         }
         guard head.headers["Host"].first == "127.0.0.1:\(inbox.port)" else {
-            return (.badRequest, "Refused", "This request was not sent to vault's own address; it was ignored.")
+            return (.badRequest, "Refused", "This request was not sent to vault's own address; it was ignored.", false)
         }
         var query: [String: String] = [:]
         var repeated = false
@@ -172,7 +184,7 @@ private final class CallbackHandler: ChannelInboundHandler {
             query[item.name] = item.value ?? ""
         }
         guard !repeated, let state = query["state"], Self.constantTimeEqual(state, inbox.expectedState) else {
-            return (.badRequest, "Refused", "This sign-in response does not belong to the running vault login; it was ignored.")
+            return (.badRequest, "Refused", "This sign-in response does not belong to the running vault login; it was ignored.", false)
         }
         let callback: AuthorizationCallback
         if let error = query["error"] {
@@ -180,18 +192,22 @@ private final class CallbackHandler: ChannelInboundHandler {
         } else if let code = query["code"], !code.isEmpty {
             callback = .code(code)
         } else {
-            return (.badRequest, "Refused", "The response has neither a code nor an error; it was ignored.")
+            return (.badRequest, "Refused", "The response has neither a code nor an error; it was ignored.", false)
         }
         guard inbox.accept(callback) else {
-            return (.badRequest, "Already used", "This sign-in was already completed or given up; it was ignored.")
+            return (.badRequest, "Already used", "This sign-in was already completed or given up; it was ignored.", false)
         }
         if case .error = callback {
-            return (.ok, "Sign-in not completed", "The provider did not sign you in. You can close this tab; vault says why.")
+            return (.ok, "Sign-in not completed", "The provider did not sign you in. You can close this tab; vault says why.", true)
         }
-        return (.ok, "Signed in", "The sign-in finished. You can close this tab and return to the terminal.")
+        return (.ok, "Signed in", "The sign-in finished. You can close this tab and return to the terminal.", true)
     }
 
-    private func respond(context: ChannelHandlerContext, status: HTTPResponseStatus, title: String, message: String) {
+    /// Writes the page and closes the connection; `written` runs once the page is out (or failed).
+    private func respond(
+        context: ChannelHandlerContext, status: HTTPResponseStatus, title: String, message: String,
+        written: @escaping @Sendable () -> Void
+    ) {
         let html = """
             <!DOCTYPE html>
             <html><head><meta charset="utf-8"><title>vault: \(title)</title></head>
@@ -207,7 +223,10 @@ private final class CallbackHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: html)))), promise: nil)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            written()
+            channel.close(promise: nil)
+        }
     }
 
     /// Compares without stopping at the first difference.

@@ -44,7 +44,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// Errors: a document naming another issuer, or one without a usable `token_endpoint`, is
     /// ``AuthError/configuration(_:providerCode:)``; no document at all is `.configuration` too;
     /// 5xx and timeouts are `.server` / `.network`. Redirects are not followed.
-    public static func discover(issuer: String, transport: any HTTPTransport, timeout: Duration) async throws(AuthError)
+    public static func discover(
+        issuer: String, transport: any HTTPTransport, timeout: Duration
+    ) async throws(AuthError)
         -> ProviderMetadata
     {
         guard let issuerURL = URL(string: issuer), issuerURL.host != nil, issuerURL.query == nil, issuerURL.fragment == nil

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import AuthServer
+import Foundation
+import Testing
+import VaultStore
+import VaultTestSupport
+
+/// A reference server with the public client `cli` (PKCE, device grant) and test controls,
+/// a file-backend vault environment, and `Tests/Helpers/test-browser` as `$BROWSER`.
+struct SignInFixture: Sendable {
+    static let client = "cli"
+    let auth: AuthFixture
+    var url: String { auth.url }
+    var server: ReferenceAuthServer { auth.server }
+    var browserLog: String { "\(auth.dir)/browser.log" }
+
+    static let browserPath: String = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Helpers/test-browser").path
+    }()
+
+    /// The environment of a vault child whose browser is the test helper in `mode`.
+    func browserEnvironment(mode: String = "normal", decision: String = "allow") -> [String: String] {
+        [
+            "BROWSER": Self.browserPath, "TEST_BROWSER_LOG": browserLog, "TEST_BROWSER_LOGIN": "alice",
+            "TEST_BROWSER_PASSWORD": AuthFixture.password, "TEST_BROWSER_DECISION": decision, "TEST_BROWSER_MODE": mode,
+        ]
+    }
+
+    /// `vault login --provider oidc` through the helper browser.
+    func login(mode: String = "normal", decision: String = "allow", extra: [String] = []) async throws -> ProcessResult {
+        try await auth.vault(
+            ["login", "--server", url, "--account", "alice", "--provider", "oidc", "--issuer", url, "--client-id", Self.client]
+                + extra, env: browserEnvironment(mode: mode, decision: decision))
+    }
+
+    /// The helper's steps, one JSON object each.
+    func browserSteps() -> [[String: Any]] {
+        let text = (try? String(contentsOfFile: browserLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    func step(_ name: String) -> [String: Any]? { browserSteps().first { $0["step"] as? String == name } }
+
+    /// Waits (bounded) until the helper logged `done`.
+    func waitForBrowser() async throws {
+        try await auth.wait(seconds: 20) { step("done") != nil }
+    }
+
+    /// The tokens vault stored for alice, read with the library.
+    func storedTokens() throws -> [String: Any]? {
+        let store = EncryptedFileStore(path: "\(auth.dir)/vault/vault.db", passphrase: .fixed(Secret("fixture passphrase")))
+        let key = CredentialKey(server: url, account: "alice", kind: .tokens)
+        guard let item = try store.load(key) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(item.secret.bytes))) as? [String: Any]
+    }
+
+    /// No token, code or password on either stream.
+    func expectNoSecrets(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        auth.expectNoLeak(result, sourceLocation: sourceLocation)
+        if let code = step("consent")?["code"] as? String {
+            #expect(!result.err.contains(code) && !result.out.contains(code), "the code leaked", sourceLocation: sourceLocation)
+        }
+        #expect(!result.err.contains("code_verifier"), sourceLocation: sourceLocation)
+    }
+}
+
+func withSignInFixture(
+    accessTTL: Double = 60, deviceInterval: Double = 1, deviceLifetime: Double = 60, pendingAfterExpiry: Bool = false,
+    _ body: (SignInFixture) async throws -> Void
+) async throws {
+    var configuration = AuthServerConfiguration(
+        accessTokenLifetime: accessTTL, refreshTokenLifetime: 300,
+        users: [CredentialPair(name: "alice", secret: AuthFixture.password)])
+    configuration.publicClients = [SignInFixture.client]
+    configuration.testControls = true
+    configuration.deviceInterval = deviceInterval
+    configuration.deviceCodeLifetime = deviceLifetime
+    configuration.devicePendingAfterExpiry = pendingAfterExpiry
+    try await withReferenceServer(configuration) { running in
+        try await withTemporaryDirectory("vault-signin") { dir in
+            try await body(SignInFixture(auth: AuthFixture(server: running.server, url: running.url, dir: dir)))
+        }
+    }
+}
+
+@Suite("vault login through the browser: authorization code + PKCE, OpenID Connect")
+struct BrowserSignInCLITests {
+    @Test("a full sign-in: discovery, PKCE, verified ID token, whoami, requests, refresh with rotation, logout that revokes")
+    func fullSignIn() async throws {
+        try await withSignInFixture(accessTTL: 2) { fixture in
+            let login = try await fixture.login()
+            #expect(login.status == 0, "\(login.err)")
+            #expect(login.err.contains("/oauth/authorize?"), "the URL is printed for opening by hand")
+            #expect(login.err.contains("code_challenge_method=S256") && login.err.contains("nonce="))
+            #expect(login.err.contains("signed in: alice@vault.invalid (sub 1)"), "\(login.err)")
+            try await fixture.waitForBrowser()
+            let landing = try #require(fixture.step("redirect"))
+            #expect(landing["status"] as? Int == 200)
+            #expect((landing["body"] as? String)?.contains("You can close this tab") == true)
+            fixture.expectNoSecrets(login)
+            let stats = fixture.server.stats
+            #expect(stats.codeExchanges == 1 && stats.idTokens == 1 && stats.jwksFetches == 1)
+
+            let whoami = try await fixture.auth.vault(["whoami", "--server", fixture.url, "--account", "alice"])
+            #expect(whoami.status == 0, "\(whoami.err)")
+            #expect(whoami.out.contains("sub: 1\n") && whoami.out.contains("email: alice@vault.invalid\n"))
+            #expect(whoami.out.contains("iss: \(fixture.url)\n") && whoami.out.contains("aud: cli\n"))
+            let json = try await fixture.auth.vault(["whoami", "--server", fixture.url, "--account", "alice", "--json"])
+            let claims = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+            #expect(claims["sub"] as? String == "1" && claims["aud"] as? String == "cli" && claims["nonce"] != nil)
+
+            let first = try await fixture.auth.request()
+            #expect(first.status == 0 && first.out.contains("Ada Lovelace"), "\(first.err)")
+            let before = try #require(try fixture.storedTokens())
+            try await Task.sleep(for: .milliseconds(2100))
+            let refreshed = try await fixture.auth.request(verbose: true)
+            #expect(refreshed.status == 0, "\(refreshed.err)")
+            #expect(refreshed.err.contains("refreshed the access token"))
+            fixture.expectNoSecrets(refreshed)
+            let after = try #require(try fixture.storedTokens())
+            #expect(after["refreshToken"] as? String != before["refreshToken"] as? String, "rotation is persisted")
+            #expect(after["idToken"] as? String != nil, "the refresh's ID token was verified (Core §12.2) and kept")
+            #expect(fixture.server.stats.refreshes == 1)
+
+            let logout = try await fixture.auth.vault(["logout", "--server", fixture.url, "--account", "alice"])
+            #expect(logout.status == 0, "\(logout.err)")
+            #expect(fixture.server.stats.revocations == 2, "the refresh token, then the access token")
+            #expect(try fixture.storedTokens() == nil)
+            let oldRefresh = try #require(after["refreshToken"] as? String)
+            let refused = try await OAuthProbe(base: fixture.url).refresh(oldRefresh, clientID: SignInFixture.client)
+            #expect(refused.status == 400 && refused.body.contains("invalid_grant"), "the server refuses the revoked token")
+            let gone = try await fixture.auth.request()
+            #expect(gone.status == 3 && gone.err.contains("run vault login"))
+        }
+    }
+
+    @Test(
+        "a forged redirect (wrong state, another path, another Host) gets an error page and is ignored; the real one signs in",
+        arguments: ["wrong-state", "other-path", "wrong-host"])
+    func forgedRedirectsAreIgnored(mode: String) async throws {
+        try await withSignInFixture { fixture in
+            let login = try await fixture.login(mode: mode)
+            #expect(login.status == 0, "\(login.err)")
+            try await fixture.waitForBrowser()
+            let forged = try #require(fixture.step("forged"))
+            #expect([400, 404].contains(forged["status"] as? Int ?? 0), "\(forged)")
+            #expect((forged["body"] as? String)?.contains("Signed in") == false)
+            #expect(fixture.step("redirect")?["status"] as? Int == 200)
+            #expect(fixture.server.stats.codeExchanges == 1)
+            fixture.expectNoSecrets(login)
+        }
+    }
+
+    @Test("a second redirect after the first is not accepted: the listener is closed, or answers with an error page")
+    func secondRedirectIsRefused() async throws {
+        try await withSignInFixture { fixture in
+            let login = try await fixture.login(mode: "twice")
+            #expect(login.status == 0, "\(login.err)")
+            try await fixture.waitForBrowser()
+            let again = try #require(fixture.step("again"))
+            #expect(again["status"] as? Int != 200, "\(again)")
+            #expect(fixture.server.stats.codeExchanges == 1)
+        }
+    }
+
+    @Test("Deny: exit 3 with the provider's error and description, shown safely; nothing stored")
+    func deniedSignIn() async throws {
+        try await withSignInFixture { fixture in
+            let login = try await fixture.login(decision: "deny")
+            #expect(login.status == 3, "\(login.err)")
+            #expect(login.err.contains("access_denied") && login.err.contains("the user denied the request"), "\(login.err)")
+            try await fixture.waitForBrowser()
+            #expect((fixture.step("redirect")?["body"] as? String)?.contains("Sign-in not completed") == true, "\(fixture.browserSteps())")
+            #expect(try fixture.storedTokens() == nil)
+            #expect(fixture.server.stats.codeExchanges == 0)
+        }
+    }
+
+    @Test("nobody signs in: exit 3 after --timeout, and nothing listens on the redirect port afterwards")
+    func timeoutClosesTheListener() async throws {
+        try await withSignInFixture { fixture in
+            let login = try await fixture.login(mode: "ignore", extra: ["--timeout", "1.5"])
+            #expect(login.status == 3, "\(login.err)")
+            #expect(login.err.contains("no sign-in arrived"), "\(login.err)")
+            let redirect = try #require(login.err.firstMatch(of: #/redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A([0-9]+)%2Fcallback/#))
+            let port = try #require(Int(redirect.1))
+            #expect(!LoopbackPort.accepts(port), "the listener is gone")
+            #expect(try fixture.storedTokens() == nil)
+        }
+    }
+
+    @Test(
+        "an ID token that fails a check is refused: exit 3, nothing stored",
+        arguments: [
+            IDTokenFault.badSignature, .wrongAudience, .wrongIssuer, .expired, .issuedInFuture, .wrongNonce, .unpublishedKey,
+        ])
+    func refusedIDTokens(fault: IDTokenFault) async throws {
+        try await withSignInFixture { fixture in
+            fixture.server.setIDTokenFault(fault)
+            let login = try await fixture.login()
+            #expect(login.status == 3, "\(login.err)")
+            #expect(login.err.contains("the ID token was refused"), "\(login.err)")
+            #expect(try fixture.storedTokens() == nil)
+            fixture.expectNoSecrets(login)
+            if fault == .unpublishedKey { #expect(fixture.server.stats.jwksFetches == 2, "fetched once more for the unknown kid") }
+        }
+    }
+
+    @Test("an issuer whose metadata names another issuer is refused before any browser opens")
+    func issuerMismatch() async throws {
+        try await withSignInFixture { fixture in
+            fixture.server.setIssuerOverride("https://issuer.invalid")
+            let login = try await fixture.login()
+            #expect(login.status == 3, "\(login.err)")
+            #expect(login.err.contains("names the issuer https://issuer.invalid"), "\(login.err)")
+            #expect(fixture.step("opened") == nil)
+        }
+    }
+
+    @Test("a dead refresh token of a browser account: exit 3, 'the session has ended; run vault login', one refresh attempt")
+    func sessionEnded() async throws {
+        try await withSignInFixture(accessTTL: 1) { fixture in
+            #expect(try await fixture.login().status == 0)
+            #expect(fixture.server.revokeRefreshTokens(login: "alice") != nil)
+            try await Task.sleep(for: .milliseconds(1100))
+            fixture.server.resetStats()
+            let request = try await fixture.auth.request()
+            #expect(request.status == 3, "\(request.err)")
+            #expect(request.err.contains("the session has ended; run vault login"), "\(request.err)")
+            let stats = fixture.server.stats
+            #expect(stats.refreshAttempts == 1 && stats.logins == 0, "no retry loop, no silent login")
+            let token = try await fixture.auth.vault(["token", "--server", fixture.url, "--account", "alice"])
+            #expect(token.status == 3 && token.err.contains("the session has ended"))
+        }
+    }
+
+    @Test("--provider oauth2 with explicit endpoints, a public client: no discovery, no ID token; logout --end-session")
+    func explicitEndpoints() async throws {
+        try await withSignInFixture { fixture in
+            let url = fixture.url
+            let login = try await fixture.auth.vault(
+                [
+                    "login", "--server", url, "--account", "alice", "--provider", "oauth2", "--authorization-url",
+                    url + "/oauth/authorize", "--token-url", url + "/oauth/token", "--revocation-url", url + "/oauth/revoke",
+                    "--client-id", SignInFixture.client,
+                ], env: fixture.browserEnvironment())
+            #expect(login.status == 0, "\(login.err)")
+            #expect(!login.err.contains("nonce="), "no nonce without OpenID Connect")
+            #expect(fixture.server.stats.jwksFetches == 0)
+            let whoami = try await fixture.auth.vault(["whoami", "--server", url, "--account", "alice"])
+            #expect(whoami.status == 1 && whoami.err.contains("no ID token"), "\(whoami.err)")
+            #expect(try await fixture.auth.request().status == 0)
+            let logout = try await fixture.auth.vault(["logout", "--server", url, "--account", "alice", "--end-session"])
+            #expect(logout.status == 0 && logout.err.contains("no end-session endpoint"), "\(logout.err)")
+            #expect(fixture.server.stats.revocations == 2)
+        }
+    }
+
+    @Test("logout --end-session prints the end-session URL with id_token_hint; a revocation endpoint that fails: exit 5, local tokens gone")
+    func endSessionAndFailedRevocation() async throws {
+        try await withSignInFixture { fixture in
+            #expect(try await fixture.login().status == 0)
+            let logout = try await fixture.auth.vault([
+                "logout", "--server", fixture.url, "--account", "alice", "--end-session", "--post-logout-redirect-uri",
+                "http://127.0.0.1:9/bye",
+            ])
+            #expect(logout.status == 0, "\(logout.err)")
+            let printed = try #require(URLComponents(string: logout.out.trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(printed.path == "/oauth/logout")
+            let query = Dictionary(uniqueKeysWithValues: (printed.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+            #expect(query["id_token_hint"]?.hasPrefix("eyJ") == true && query["client_id"] == SignInFixture.client)
+            #expect(query["post_logout_redirect_uri"] == "http://127.0.0.1:9/bye")
+
+            let url = fixture.url
+            let login = try await fixture.auth.vault(
+                [
+                    "login", "--server", url, "--account", "alice", "--provider", "oauth2", "--authorization-url",
+                    url + "/oauth/authorize", "--token-url", url + "/oauth/token", "--revocation-url", "http://127.0.0.1:9/revoke",
+                    "--client-id", SignInFixture.client,
+                ], env: fixture.browserEnvironment())
+            #expect(login.status == 0, "\(login.err)")
+            let failed = try await fixture.auth.vault(["logout", "--server", url, "--account", "alice"])
+            #expect(failed.status == 5, "\(failed.err)")
+            #expect(failed.err.contains("could not be told"), "\(failed.err)")
+            #expect(try fixture.storedTokens() == nil, "the local tokens are deleted anyway")
+        }
+    }
+}
+
+/// Whether something accepts TCP connections on 127.0.0.1:`port`.
+enum LoopbackPort {
+    static func accepts(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return result == 0
+    }
+}
+
+/// Raw OAuth requests a test makes itself (to see what the server thinks of a token), with curl;
+/// the token goes in curl's standard input, not its arguments.
+struct OAuthProbe {
+    let base: String
+
+    func refresh(_ token: String, clientID: String) async throws -> (status: Int, body: String) {
+        let form = "grant_type=refresh_token&client_id=\(clientID)&refresh_token=\(token)"
+        let result = try await ChildProcess.runAsync(
+            "/usr/bin/curl", ["-sS", "-w", "\n%{http_code}", "--data-binary", "@-", base + "/oauth/token"],
+            environment: ["PATH": "/usr/bin:/bin"], stdin: Data(form.utf8), timeout: 30)
+        let lines = result.out.split(separator: "\n")
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+}
