@@ -94,7 +94,9 @@ let package = Package(
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultStore", "VaultAuth", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth-server"]),
-        .testTarget(name: "VaultAuthTests", dependencies: ["VaultAuth", "AuthServer", "VaultTestSupport"]),
+        .testTarget(
+            name: "VaultAuthTests",
+            dependencies: ["VaultAuth", "AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(
             name: "AuthServerTests",
             dependencies: ["AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -14,8 +14,10 @@ struct DeviceSignInCLITests {
     func startDeviceLogin(_ fixture: SignInFixture, extra: [String] = []) throws -> ChildProcess {
         try ChildProcess(
             VaultProcess.vaultPath,
-            ["login", "--server", fixture.url, "--account", "alice", "--provider", "oidc", "--issuer", fixture.url, "--client-id",
-                SignInFixture.client, "--device"] + extra,
+            [
+                "login", "--server", fixture.url, "--account", "alice", "--provider", "oidc", "--issuer", fixture.url, "--client-id",
+                SignInFixture.client, "--device",
+            ] + extra,
             environment: fixture.auth.env, stderr: .intoStdout)
     }
 

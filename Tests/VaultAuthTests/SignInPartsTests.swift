@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Testing
+import VaultStore
+
+@testable import VaultAuth
+
+@Suite("Discovery, PKCE, the browser command, the loopback listener")
+struct SignInPartsTests {
+    static let metadata = #"""
+        {"issuer":"https://id.example.com/tenant","authorization_endpoint":"https://id.example.com/tenant/authorize",
+         "token_endpoint":"https://id.example.com/tenant/token","jwks_uri":"https://id.example.com/tenant/keys"}
+        """#
+
+    @Test("discovery falls back to RFC 8414's path (well-known segment before the issuer's path) after a 404")
+    func rfc8414Fallback() async throws {
+        let transport = FakeTransport { request in
+            request.url.path == "/.well-known/oauth-authorization-server/tenant"
+                ? HTTPResponse(status: 200, body: Array(Self.metadata.utf8)) : HTTPResponse(status: 404)
+        }
+        let metadata = try await ProviderMetadata.discover(
+            issuer: "https://id.example.com/tenant", transport: transport, timeout: .seconds(5))
+        #expect(metadata.tokenEndpoint == "https://id.example.com/tenant/token")
+        #expect(metadata.deviceAuthorizationEndpoint == nil)
+        #expect(transport.requests.all.map(\.url.path) == ["/tenant/.well-known/openid-configuration", "/.well-known/oauth-authorization-server/tenant"])
+    }
+
+    @Test("metadata naming another issuer, a plain-http remote endpoint, or no token endpoint is refused")
+    func refusedMetadata() async throws {
+        let documents = [
+            (#"{"issuer":"https://evil.example.com","token_endpoint":"https://evil.example.com/token"}"#, "names the issuer"),
+            (#"{"issuer":"https://id.example.com","token_endpoint":"http://id.example.com/token"}"#, "token_endpoint is refused"),
+            (#"{"issuer":"https://id.example.com"}"#, "no token_endpoint"),
+            (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t","jwks_uri":7}"#, "unusable jwks_uri"),
+        ]
+        for (document, why) in documents {
+            let transport = FakeTransport { _ in HTTPResponse(status: 200, body: Array(document.utf8)) }
+            do {
+                _ = try await ProviderMetadata.discover(issuer: "https://id.example.com", transport: transport, timeout: .seconds(5))
+                Issue.record("accepted: \(document)")
+            } catch {
+                #expect(error.description.contains(why), "\(error)")
+            }
+        }
+        let redirecting = FakeTransport { _ in HTTPResponse(status: 302, headers: [("Location", "https://evil.example.com/")]) }
+        await #expect(throws: AuthError.self) {
+            try await ProviderMetadata.discover(issuer: "https://id.example.com", transport: redirecting, timeout: .seconds(5))
+        }
+        #expect(redirecting.requests.all.allSatisfy { $0.url.host == "id.example.com" }, "a redirect is not followed")
+    }
+
+    @Test("PKCE: 43-character verifier, S256 challenge (RFC 7636 appendix B), fresh values each time")
+    func pkce() {
+        #expect(
+            AuthorizationSecrets.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        let first = AuthorizationSecrets()
+        let second = AuthorizationSecrets()
+        #expect(first.codeVerifier.count == 43 && first.state.count == 43 && first.nonce.count == 43)
+        #expect(first.codeVerifier != second.codeVerifier && first.state != second.state)
+        #expect(AuthorizationSecrets.challenge(for: first.codeVerifier) == first.codeChallenge)
+    }
+
+    @Test("$BROWSER: ':'-separated commands, %s replaced, else the URL appended; xdg-open only with a display")
+    func browserCommands() {
+        let url = "http://127.0.0.1:1/x"
+        #expect(BrowserLauncher(environment: ["BROWSER": "w3m:firefox --new-tab %s"]).commands(for: url) == [
+            ["w3m", url], ["firefox", "--new-tab", url],
+        ])
+        #expect(BrowserLauncher(environment: ["DISPLAY": ":0"]).commands(for: url) == [["xdg-open", url]])
+        #expect(BrowserLauncher(environment: ["WAYLAND_DISPLAY": "wayland-0"]).commands(for: url) == [["xdg-open", url]])
+        #expect(BrowserLauncher(environment: [:]).commands(for: url).isEmpty)
+        #expect(BrowserLauncher(environment: ["BROWSER": "/nonexistent/browser"]).open(url) == nil)
+    }
+
+    @Test("the authorization URL keeps the endpoint's own query and carries every PKCE parameter")
+    func requestURL() throws {
+        let settings = LoginSettings(provider: .oauth2, serverURL: "https://api.example.com", tokenURL: "https://id.example.com/t", clientID: "c", grant: .authorizationCode, scope: "openid email")
+        let provider = try OAuth2Provider(settings: settings, transport: FakeTransport { _ in HTTPResponse(status: 500) })
+        let signIn = try BrowserSignIn(provider: provider, authorizationURL: URL(string: "https://id.example.com/authorize?p=B2C_1")!, openIDConnect: true)
+        let secrets = AuthorizationSecrets()
+        let url = signIn.requestURL(secrets, redirectURI: "http://127.0.0.1:5/callback")
+        let items = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        #expect(items["p"] == "B2C_1" && items["response_type"] == "code" && items["client_id"] == "c")
+        #expect(items["redirect_uri"] == "http://127.0.0.1:5/callback" && items["state"] == secrets.state)
+        #expect(items["code_challenge"] == secrets.codeChallenge && items["code_challenge_method"] == "S256")
+        #expect(items["nonce"] == secrets.nonce && items["scope"] == "openid email")
+        #expect(!url.absoluteString.contains(secrets.codeVerifier), "the verifier never goes to the browser")
+        #expect(throws: AuthError.self) {
+            try BrowserSignIn(provider: provider, authorizationURL: URL(string: "http://id.example.com/authorize")!, openIDConnect: true)
+        }
+    }
+
+    @Test("the listener: a duplicated state, a missing Host, a POST are refused; the right redirect is taken once")
+    func listener() async throws {
+        let listener = try await LoopbackRedirectListener.start(state: "s-1")
+        let port = listener.port
+        func get(_ target: String, host: String? = nil, method: String = "GET") throws -> String {
+            let request = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n\r\n"
+            return try RawSocket.exchange(port: port, request)
+        }
+        #expect(try get("/callback?code=c&state=s-1&state=s-1").hasPrefix("HTTP/1.1 400"))
+        #expect(try get("/callback?code=c&state=s-1", host: "localhost:\(port)").hasPrefix("HTTP/1.1 400"))
+        #expect(try get("/callback?code=c&state=s-1", method: "POST").hasPrefix("HTTP/1.1 404"))
+        #expect(try get("/callback/../callback?code=c&state=s-1").hasPrefix("HTTP/1.1 404"))
+        #expect(try get("/callback?code=the-code&state=s-1").hasPrefix("HTTP/1.1 200"))
+        #expect(try get("/callback?code=other&state=s-1").hasPrefix("HTTP/1.1 400"), "only once")
+        #expect(try await listener.callback(timeout: .seconds(5)) == .code("the-code"))
+        await listener.close()
+        #expect(throws: (any Error).self) { try get("/callback?code=c&state=s-1") }
+    }
+}
+
+/// One HTTP exchange over a plain socket, byte for byte as written.
+enum RawSocket {
+    struct Refused: Error {}
+
+    static func exchange(port: Int, _ request: String) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Refused() }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Refused() }
+        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        var reply = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            reply += buffer[0..<count]
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+}
