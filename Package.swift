@@ -84,6 +84,7 @@ let package = Package(
             dependencies: [
                 "VaultStore", "VaultAuth", "AuthServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -96,7 +96,11 @@ struct IDTokenVerifierTests {
             (provider.claims { $0.iss = "https://other.test" }, "n-1", "another issuer"),
             (provider.claims { $0.aud = ["client-b"] }, "n-1", "another client"),
             (provider.claims { $0.aud = ["client-a", "client-b"] }, "n-1", "another party (azp)"),
-            (provider.claims { $0.aud = ["client-a", "client-b"]; $0.azp = "client-b" }, "n-1", "another party (azp)"),
+            (
+                provider.claims {
+                    $0.aud = ["client-a", "client-b"]; $0.azp = "client-b"
+                }, "n-1", "another party (azp)"
+            ),
             (provider.claims { $0.exp = now - 200 }, "n-1", "expired"),
             (provider.claims { $0.iat = now + 600 }, "n-1", "in the future"),
             (provider.claims { $0.nonce = "n-2" }, "n-1", "nonce"),
@@ -114,7 +118,9 @@ struct IDTokenVerifierTests {
             }
         }
         let (verifier, _) = provider.verifier()
-        let several = provider.claims { $0.aud = ["client-a", "client-b"]; $0.azp = "client-a" }
+        let several = provider.claims {
+            $0.aud = ["client-a", "client-b"]; $0.azp = "client-a"
+        }
         #expect(try await verifier.verify(try await provider.sign(several), nonce: "n-1").audiences.count == 2)
         let withinSkew = provider.claims { $0.exp = now - 60 }
         #expect(try await verifier.verify(try await provider.sign(withinSkew), nonce: "n-1").subject == "user-1")
@@ -154,7 +160,10 @@ struct IDTokenVerifierTests {
         let first = try await verifier.verify(try await provider.sign(provider.claims()), nonce: "n-1")
         let sameUser = try await provider.sign(provider.claims { $0.nonce = nil })
         #expect(try await verifier.verify(sameUser, nonce: nil, previous: first).subject == "user-1")
-        let otherUser = try await provider.sign(provider.claims { $0.sub = "user-2"; $0.nonce = nil })
+        let otherUser = try await provider.sign(
+            provider.claims {
+                $0.sub = "user-2"; $0.nonce = nil
+            })
         await #expect(throws: AuthError.self) { try await verifier.verify(otherUser, nonce: nil, previous: first) }
     }
 

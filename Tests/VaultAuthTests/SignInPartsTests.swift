@@ -24,7 +24,8 @@ struct SignInPartsTests {
             issuer: "https://id.example.com/tenant", transport: transport, timeout: .seconds(5))
         #expect(metadata.tokenEndpoint == "https://id.example.com/tenant/token")
         #expect(metadata.deviceAuthorizationEndpoint == nil)
-        #expect(transport.requests.all.map(\.url.path) == ["/tenant/.well-known/openid-configuration", "/.well-known/oauth-authorization-server/tenant"])
+        #expect(
+            transport.requests.all.map(\.url.path) == ["/tenant/.well-known/openid-configuration", "/.well-known/oauth-authorization-server/tenant"])
     }
 
     @Test("metadata naming another issuer, a plain-http remote endpoint, or no token endpoint is refused")
@@ -66,9 +67,10 @@ struct SignInPartsTests {
     @Test("$BROWSER: ':'-separated commands, %s replaced, else the URL appended; xdg-open only with a display")
     func browserCommands() {
         let url = "http://127.0.0.1:1/x"
-        #expect(BrowserLauncher(environment: ["BROWSER": "w3m:firefox --new-tab %s"]).commands(for: url) == [
-            ["w3m", url], ["firefox", "--new-tab", url],
-        ])
+        #expect(
+            BrowserLauncher(environment: ["BROWSER": "w3m:firefox --new-tab %s"]).commands(for: url) == [
+                ["w3m", url], ["firefox", "--new-tab", url],
+            ])
         #expect(BrowserLauncher(environment: ["DISPLAY": ":0"]).commands(for: url) == [["xdg-open", url]])
         #expect(BrowserLauncher(environment: ["WAYLAND_DISPLAY": "wayland-0"]).commands(for: url) == [["xdg-open", url]])
         #expect(BrowserLauncher(environment: [:]).commands(for: url).isEmpty)
@@ -77,12 +79,16 @@ struct SignInPartsTests {
 
     @Test("the authorization URL keeps the endpoint's own query and carries every PKCE parameter")
     func requestURL() throws {
-        let settings = LoginSettings(provider: .oauth2, serverURL: "https://api.example.com", tokenURL: "https://id.example.com/t", clientID: "c", grant: .authorizationCode, scope: "openid email")
+        let settings = LoginSettings(
+            provider: .oauth2, serverURL: "https://api.example.com", tokenURL: "https://id.example.com/t", clientID: "c", grant: .authorizationCode,
+            scope: "openid email")
         let provider = try OAuth2Provider(settings: settings, transport: FakeTransport { _ in HTTPResponse(status: 500) })
-        let signIn = try BrowserSignIn(provider: provider, authorizationURL: URL(string: "https://id.example.com/authorize?p=B2C_1")!, openIDConnect: true)
+        let signIn = try BrowserSignIn(
+            provider: provider, authorizationURL: URL(string: "https://id.example.com/authorize?p=B2C_1")!, openIDConnect: true)
         let secrets = AuthorizationSecrets()
         let url = signIn.requestURL(secrets, redirectURI: "http://127.0.0.1:5/callback")
-        let items = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        let items = Dictionary(
+            uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
         #expect(items["p"] == "B2C_1" && items["response_type"] == "code" && items["client_id"] == "c")
         #expect(items["redirect_uri"] == "http://127.0.0.1:5/callback" && items["state"] == secrets.state)
         #expect(items["code_challenge"] == secrets.codeChallenge && items["code_challenge_method"] == "S256")

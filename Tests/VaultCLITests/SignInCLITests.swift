@@ -117,6 +117,7 @@ struct BrowserSignInCLITests {
             let first = try await fixture.auth.request()
             #expect(first.status == 0 && first.out.contains("Ada Lovelace"), "\(first.err)")
             let before = try #require(try fixture.storedTokens())
+            let refreshesBefore = fixture.server.stats.refreshes  // 0, or 1 when a loaded machine made the first request late
             try await Task.sleep(for: .milliseconds(2100))
             let refreshed = try await fixture.auth.request(verbose: true)
             #expect(refreshed.status == 0, "\(refreshed.err)")
@@ -125,7 +126,7 @@ struct BrowserSignInCLITests {
             let after = try #require(try fixture.storedTokens())
             #expect(after["refreshToken"] as? String != before["refreshToken"] as? String, "rotation is persisted")
             #expect(after["idToken"] as? String != nil, "the refresh's ID token was verified (Core §12.2) and kept")
-            #expect(fixture.server.stats.refreshes == 1)
+            #expect(fixture.server.stats.refreshes == refreshesBefore + 1)
 
             let logout = try await fixture.auth.vault(["logout", "--server", fixture.url, "--account", "alice"])
             #expect(logout.status == 0, "\(logout.err)")

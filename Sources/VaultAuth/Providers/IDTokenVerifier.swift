@@ -28,6 +28,8 @@ public actor IDTokenVerifier {
     private let timeout: Duration
     private var keys: [String: JWK]?
     private var anonymousKey: JWK?
+    /// One jwt-kit collection per key id in use ("" for the only key), dropped on each fetch.
+    private var collections: [String: JWTKeyCollection] = [:]
     /// How many times the JWKS was fetched (for tests and benchmarks).
     public private(set) var fetches = 0
 
@@ -68,16 +70,22 @@ public actor IDTokenVerifier {
         if let keyAlgorithm = key.algorithm, keyAlgorithm.rawValue != algorithm {
             throw Self.refusal("its algorithm is not the one of its key")
         }
-        try await checkSignature(token, key: key)
+        try await checkSignature(token, key: key, kid: kid ?? "")
         guard let claims = IDTokenClaims(payload: payload) else { throw Self.refusal("a required claim is missing") }
         try check(claims, nonce: nonce, previous: previous)
         return claims
     }
 
-    private func checkSignature(_ token: String, key: JWK) async throws(AuthError) {
-        let collection = JWTKeyCollection()
+    /// Checks the signature with a collection holding `key` alone (made once per key and kept).
+    private func checkSignature(_ token: String, key: JWK, kid: String) async throws(AuthError) {
         do {
-            try await collection.add(jwk: key, isDefault: true)
+            let collection: JWTKeyCollection
+            if let kept = collections[kid] {
+                collection = kept
+            } else {
+                collection = try await JWTKeyCollection().add(jwk: key, isDefault: true)
+                collections[kid] = collection
+            }
             _ = try await collection.verify(token, as: SignatureOnly.self)
         } catch {
             throw Self.refusal("its signature does not verify")
@@ -142,6 +150,7 @@ public actor IDTokenVerifier {
             if let kid = jwk.keyIdentifier?.string { found[kid] = jwk }
         }
         keys = found
+        collections = [:]
         anonymousKey = usable.count == 1 ? usable.first : nil
     }
 
