@@ -43,9 +43,11 @@ enum SignInBench {
             let signIn = try BrowserSignIn(
                 provider: provider, authorizationURL: URL(string: metadata.authorizationEndpoint!)!, openIDConnect: true)
             let redirectSent = Clocked()
-            let tokens = try await signIn.run(present: { _ in }, open: { url in
-                Task { try await Self.browse(url, client: browser, mark: redirectSent) }
-            })
+            let tokens = try await signIn.run(
+                present: { _ in },
+                open: { url in
+                    Task { try await Self.browse(url, client: browser, mark: redirectSent) }
+                })
             try await session.adopt(tokens, settings: settings)
             redirectToStored.append(Measure.milliseconds(ContinuousClock.now - redirectSent.value))
             idToken = tokens.idToken?.utf8String ?? ""
@@ -55,7 +57,8 @@ enum SignInBench {
         var table = Table(
             "Sign-in: browser redirect to tokens stored (in-process, InMemoryStore, 20 sign-ins)",
             columns: ["measure", "median", "p90"])
-        table.add("redirect → code exchange → ID token verified → stored", format(Measure.median(redirectToStored)),
+        table.add(
+            "redirect → code exchange → ID token verified → stored", format(Measure.median(redirectToStored)),
             format(Measure.percentile(redirectToStored, 0.9)))
         table.add("floor: one raw token POST (AsyncHTTPClient, refresh grant)", format(Measure.median(floor)), format(Measure.percentile(floor, 0.9)))
         table.print()
@@ -118,7 +121,8 @@ enum SignInBench {
     }
 
     static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"))
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"))
             ?? ""
     }
 }

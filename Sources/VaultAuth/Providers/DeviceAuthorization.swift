@@ -42,7 +42,7 @@ extension OAuth2Provider {
         var fields: [(String, String)] = []
         if let scope { fields.append(("scope", scope)) }
         let response = try await clientPost(deviceURL, fields)
-        guard response.isSuccess else { throw Self.classify(response) }
+        guard response.isSuccess else { throw Self.classify(response, endpoint: "the device authorization endpoint") }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any],
             let deviceCode = object["device_code"] as? String, TokenCharacters.isAcceptable(deviceCode),
             let userCode = object["user_code"] as? String, Self.isPrintable(userCode, limit: 64),

@@ -221,24 +221,26 @@ public struct OAuth2Provider: AuthProvider {
         return seconds
     }
 
-    /// The error for a non-2xx token response (RFC 6749 §5.2).
-    static func classify(_ response: HTTPResponse) -> AuthError {
-        if let redirect = RedirectRule.refusal(response, what: "the token request") { return redirect }
+    /// The error for a non-2xx response of `endpoint` (RFC 6749 §5.2; RFC 7009 and RFC 8628 use the same errors).
+    static func classify(_ response: HTTPResponse, endpoint: String = "the token endpoint") -> AuthError {
+        if let redirect = RedirectRule.refusal(response, what: endpoint == "the token endpoint" ? "the token request" : "a request to \(endpoint)") {
+            return redirect
+        }
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         let code = (object?["error"] as? String).map { TextEscaping.escaped(String($0.prefix(80))) }
         let detail = (object?["error_description"] as? String).map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
         switch code {
         case "invalid_grant":
-            return .authentication("the token endpoint answered invalid_grant\(detail)", providerCode: "invalid_grant")
+            return .authentication("\(endpoint) answered invalid_grant\(detail)", providerCode: "invalid_grant")
         case "invalid_client":
             return .configuration(
                 "the OAuth client was rejected (invalid_client\(detail)); check --client-id and the client secret, then run vault login",
                 providerCode: "invalid_client")
         case .some(let code) where response.status < 500 && response.status != 429:
-            return .configuration("the token endpoint answered \(code)\(detail)", providerCode: code)
+            return .configuration("\(endpoint) answered \(code)\(detail)", providerCode: code)
         default:
             let retry = response.header("Retry-After").map { " (retry after \($0) s)" } ?? ""
-            return .server(status: response.status, message: "the token endpoint failed\(code.map { " with \($0)" } ?? "")\(retry)")
+            return .server(status: response.status, message: "\(endpoint) failed\(code.map { " with \($0)" } ?? "")\(retry)")
         }
     }
 }

@@ -13,6 +13,6 @@ extension OAuth2Provider {
         guard let revocationURL else { throw .configuration("the provider has no revocation endpoint") }
         guard let text = token.utf8String else { return }
         let response = try await clientPost(revocationURL, [("token", text), ("token_type_hint", hint)])
-        guard response.status == 200 else { throw Self.classify(response) }
+        guard response.status == 200 else { throw Self.classify(response, endpoint: "the revocation endpoint") }
     }
 }
