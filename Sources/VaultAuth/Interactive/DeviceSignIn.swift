@@ -10,7 +10,8 @@ import VaultStore
 /// It polls at the server's `interval`, adds 5 s on each `slow_down` (§3.5), keeps waiting
 /// on `authorization_pending`, and stops on `access_denied` or `expired_token`. It enforces
 /// `expires_in` itself: a server that keeps answering `authorization_pending` past it does
-/// not keep vault waiting. Transient failures (5xx, timeouts) double the wait, at most five
+/// not keep vault waiting, and a code that claims to live longer than an hour is waited
+/// for an hour at most. Transient failures (5xx, timeouts) double the wait, at most five
 /// in a row. Task cancellation stops it at once.
 public struct DeviceSignIn: Sendable {
     /// The client and token endpoint polled.
@@ -28,12 +29,15 @@ public struct DeviceSignIn: Sendable {
         self.timeout = timeout
     }
 
+    /// The longest wait for a person, whatever `expires_in` says: one hour.
+    public static let longestWait: TimeInterval = 3600
+
     /// Runs the grant: `present` gets the codes to show (once); returns the tokens.
     public func run(present: @Sendable (DeviceAuthorization) -> Void) async throws(AuthError) -> TokenSet {
         let authorization = try await provider.requestDeviceAuthorization(at: deviceURL)
         present(authorization)
         let started = ContinuousClock.now
-        var limit = Duration.milliseconds(Int64(authorization.expiresIn * 1000))
+        var limit = Duration.milliseconds(Int64(min(authorization.expiresIn, Self.longestWait) * 1000))
         if let timeout, timeout < limit { limit = timeout }
         var interval = authorization.interval
         var failures = 0
