@@ -50,7 +50,7 @@ public struct AuthSession: Sendable {
         case .reference:
             return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock, timeout: timeout, logger: logger)
         case .oauth2, .oidc:
-            return try OAuth2Provider(settings: settings, transport: transport, clock: clock, timeout: timeout)
+            return try OAuth2Provider(settings: settings, transport: transport, clock: clock, timeout: timeout, logger: logger)
         }
     }
 
@@ -60,11 +60,26 @@ public struct AuthSession: Sendable {
     public func login(settings: LoginSettings, password: Secret?) async throws(AuthError) -> TokenSet {
         let provider = try provider(for: settings)
         let tokens = try await provider.login(account: items.account, password: password)
-        if let password { try await items.savePassword(password) }
-        try await items.saveSettingsData(settings.encoded())
-        try await items.saveTokens(tokens)
-        try await SilentReauthenticator.clearRejection(items)
+        let items = self.items
+        try await withAccountLock { () async throws(AuthError) in
+            if let password { try await items.savePassword(password) }
+            try await items.saveSettingsData(settings.encoded())
+            try await items.saveTokens(tokens)
+            try await SilentReauthenticator.clearRejection(items)
+        }
         return tokens
+    }
+
+    /// Runs `body` holding the account's refresh lock (the Requester's, across processes), so
+    /// a refresh that is under way cannot write its tokens over a new sign-in's, or back after
+    /// a logout. Without a lock directory (``RefreshLock/Placement/inProcessOnly``) it just runs.
+    private func withAccountLock<T>(_ body: () async throws(AuthError) -> T) async throws(AuthError) -> T {
+        guard let directory = configuration.lock.directory(for: items.store) else { return try await body() }
+        let lock = try await RefreshLock.acquire(
+            path: RefreshLock.path(directory: directory, server: items.server, account: items.account),
+            timeout: configuration.lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        return try await body()
     }
 
     /// The provider of OAuth 2.0 / OpenID Connect `settings`; `.configuration` for the reference API.
@@ -78,8 +93,12 @@ public struct AuthSession: Sendable {
     /// Stores the settings and the tokens of an interactive sign-in (``BrowserSignIn``,
     /// ``DeviceSignIn``); a stored password, if any, is left as it is.
     public func adopt(_ tokens: TokenSet, settings: LoginSettings) async throws(AuthError) {
-        try await items.saveSettingsData(settings.encoded())
-        try await items.saveTokens(tokens)
+        let items = self.items
+        try await withAccountLock { () async throws(AuthError) in
+            try await items.saveSettingsData(settings.encoded())
+            try await items.saveTokens(tokens)
+            try await SilentReauthenticator.clearRejection(items)
+        }
     }
 
     /// The stored tokens' verified ID-token claims, or nil when the account has no ID token.
@@ -126,33 +145,43 @@ public struct AuthSession: Sendable {
     }
 
     /// Forgets the tokens and settings (and the password with `forgetPassword`). With `revoke`,
-    /// and a revocation endpoint in the settings, first tells the provider (RFC 7009): the
-    /// refresh token, then the access token. A failed revocation does not keep the local
-    /// tokens: they are deleted, and the report says the provider could not be told.
+    /// and a revocation endpoint in the settings, then tells the provider (RFC 7009): the
+    /// refresh token, then the access token, each offered even if the other failed. The
+    /// local tokens are gone whatever the provider says; the report says whether it could be
+    /// told.
     @discardableResult
     public func logout(forgetPassword: Bool, revoke: Bool = true) async throws(AuthError) -> LogoutReport {
         var report = LogoutReport()
-        let settings = (try await items.loadSettingsData()).flatMap(LoginSettings.decode)
-        let tokens = try await items.loadTokens()
+        let items = self.items
+        let (settings, tokens) = try await withAccountLock { () async throws(AuthError) in
+            // Read and deleted under the lock, so a refresh under way cannot store tokens back.
+            let settings = (try await items.loadSettingsData()).flatMap(LoginSettings.decode)
+            let tokens = try await items.loadTokens()
+            try await items.removeTokens()
+            try await items.removeSettings()
+            if forgetPassword { try await items.removePassword() }
+            return (settings, tokens)
+        }
         report.settings = settings
         report.idToken = tokens?.idToken
-        if revoke, let settings, settings.revocationURL != nil, let tokens {
+        guard revoke, let settings, settings.revocationURL != nil, let tokens else { return report }
+        let provider: OAuth2Provider
+        do throws(AuthError) {
+            provider = try oauthProvider(for: settings)
+        } catch {
+            report.revocationFailure = error
+            return report
+        }
+        // Each token is offered even when the other could not be revoked.
+        for (token, hint) in [(tokens.refreshToken, "refresh_token"), (tokens.accessToken, "access_token")] {
+            guard let token else { continue }
             do throws(AuthError) {
-                let provider = try oauthProvider(for: settings)
-                if let refresh = tokens.refreshToken {
-                    try await provider.revoke(refresh, hint: "refresh_token")
-                    report.revoked.append("refresh_token")
-                }
-                try await provider.revoke(tokens.accessToken, hint: "access_token")
-                report.revoked.append("access_token")
+                try await provider.revoke(token, hint: hint)
+                report.revoked.append(hint)
             } catch {
-                logger.warning("the provider could not be told to revoke the tokens: \(error)")
-                report.revocationFailure = error
+                if report.revocationFailure == nil { report.revocationFailure = error }
             }
         }
-        try await items.removeTokens()
-        try await items.removeSettings()
-        if forgetPassword { try await items.removePassword() }
         return report
     }
 

@@ -143,16 +143,17 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         endSessionURL = try container.decodeIfPresent(String.self, forKey: .endSessionURL)
     }
 
-    /// These settings with the endpoints `metadata` names (each one only where it names one).
+    /// These settings with the issuer and JWKS `metadata` names, and its endpoints where these
+    /// settings have none of their own (endpoints given explicitly win over discovery).
     public func adopting(_ metadata: ProviderMetadata) -> LoginSettings {
         var copy = self
         copy.issuer = metadata.issuer
-        copy.tokenURL = metadata.tokenEndpoint
-        copy.authorizationURL = metadata.authorizationEndpoint ?? authorizationURL
-        copy.deviceURL = metadata.deviceAuthorizationEndpoint ?? deviceURL
-        copy.revocationURL = metadata.revocationEndpoint ?? revocationURL
-        copy.jwksURL = metadata.jwksURI ?? jwksURL
-        copy.endSessionURL = metadata.endSessionEndpoint ?? endSessionURL
+        copy.jwksURL = metadata.jwksURI
+        copy.tokenURL = tokenURL ?? metadata.tokenEndpoint
+        copy.authorizationURL = authorizationURL ?? metadata.authorizationEndpoint
+        copy.deviceURL = deviceURL ?? metadata.deviceAuthorizationEndpoint
+        copy.revocationURL = revocationURL ?? metadata.revocationEndpoint
+        copy.endSessionURL = endSessionURL ?? metadata.endSessionEndpoint
         return copy
     }
 

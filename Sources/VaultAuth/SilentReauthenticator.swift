@@ -113,7 +113,8 @@ struct RejectionMemory {
     static func load(_ account: AccountItems) async throws(AuthError) -> RejectionMemory {
         guard let data = try await account.loadSettingsData(),
             let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
-            let raw = object["rejection"], let json = try? JSONSerialization.data(withJSONObject: raw),
+            let raw = object["rejection"] as? [String: Any], JSONSerialization.isValidJSONObject(raw),
+            let json = try? JSONSerialization.data(withJSONObject: raw),
             let rejection = try? decoder.decode(Rejection.self, from: json)
         else { return RejectionMemory(rejection: nil) }
         return RejectionMemory(rejection: rejection)

@@ -47,8 +47,8 @@ private struct TestProvider {
         return #"{"keys":[{"kty":"EC","crv":"P-256","kid":"\#(kid)","use":"sig","alg":"ES256","x":"\#(parameters.x)","y":"\#(parameters.y)"}]}"#
     }
 
-    func verifier() -> (IDTokenVerifier, FakeTransport) {
-        let body = Array(jwks.utf8)
+    func verifier(jwks override: String? = nil) -> (IDTokenVerifier, FakeTransport) {
+        let body = Array((override ?? jwks).utf8)
         let transport = FakeTransport { _ in HTTPResponse(status: 200, body: body) }
         let verifier = IDTokenVerifier(
             issuer: "https://issuer.test", clientID: "client-a", jwksURL: URL(string: "https://issuer.test/jwks")!,
@@ -143,6 +143,34 @@ struct IDTokenVerifierTests {
         }
     }
 
+    @Test("a JWKS with entries that are not objects is read without them (no crash); a key without kid serves tokens without kid")
+    func oddKeySets() async throws {
+        let provider = TestProvider()
+        let key = provider.jwks.replacingOccurrences(of: #"{"keys":["#, with: "").dropLast(2)
+        let (verifier, _) = provider.verifier(jwks: #"{"keys":["text",1,null,true,[],"# + key + "]}")
+        #expect(try await verifier.verify(try await provider.sign(provider.claims()), nonce: "n-1").subject == "user-1")
+
+        let anonymous = String(key).replacingOccurrences(of: #""kid":"test-key-1","#, with: "")
+        let (second, _) = provider.verifier(jwks: #"{"keys":["# + anonymous + "]}")
+        let collection = JWTKeyCollection()
+        await collection.add(ecdsa: provider.key)
+        let withoutKid = try await collection.sign(provider.claims())
+        #expect(try await second.verify(withoutKid, nonce: "n-1").subject == "user-1")
+    }
+
+    @Test("a header with crit (RFC 7515 §4.1.11) is refused")
+    func criticalHeader() async throws {
+        let provider = TestProvider()
+        let (verifier, _) = provider.verifier()
+        let token = try provider.unsigned(header: #"{"alg":"ES256","kid":"test-key-1","crit":["exp"],"exp":1}"#, provider.claims())
+        do throws(AuthError) {
+            _ = try await verifier.verify(token, nonce: "n-1")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("critical header"), "\(error)")
+        }
+    }
+
     @Test("an unknown kid makes it fetch the JWKS once more, then refuse")
     func unknownKid() async throws {
         let provider = TestProvider()
@@ -193,6 +221,15 @@ struct IDTokenVerifierTests {
             #expect(refreshed.idToken != nil && refreshed.idToken != tokens.idToken)
             #expect(await verifier.fetches == 2, "the unknown kid made it fetch the rotated JWKS once")
             #expect(running.server.stats.jwksFetches == 2)
+
+            // A refresh whose ID token fails a check keeps the rotated tokens (and the earlier ID token).
+            running.server.setIDTokenFault(.issuedInFuture)
+            let kept = try await provider.refresh(refreshed)
+            #expect(kept.refreshToken != refreshed.refreshToken, "the rotated refresh token is kept")
+            #expect(kept.idToken == refreshed.idToken, "the refused ID token is not")
+            running.server.setIDTokenFault(.none)
+            let next = try await provider.refresh(kept)
+            #expect(next.idToken != kept.idToken, "the session goes on with the kept refresh token")
         }
     }
 }

@@ -7,7 +7,7 @@ import VaultStore
 
 @testable import VaultAuth
 
-@Suite("Discovery, PKCE, the browser command, the loopback listener")
+@Suite("Discovery, PKCE, the browser command, the loopback listener, the account lock")
 struct SignInPartsTests {
     static let metadata = #"""
         {"issuer":"https://id.example.com/tenant","authorization_endpoint":"https://id.example.com/tenant/authorize",
@@ -75,6 +75,10 @@ struct SignInPartsTests {
         #expect(BrowserLauncher(environment: ["WAYLAND_DISPLAY": "wayland-0"]).commands(for: url) == [["xdg-open", url]])
         #expect(BrowserLauncher(environment: [:]).commands(for: url).isEmpty)
         #expect(BrowserLauncher(environment: ["BROWSER": "/nonexistent/browser"]).open(url) == nil)
+        let passed = BrowserLauncher.browserEnvironment([
+            "VAULT_PASSPHRASE": "p", "VAULT_FILE": "/f", "CREDENTIALS_DIRECTORY": "/run/c", "DISPLAY": ":0", "HOME": "/h",
+        ])
+        #expect(passed == ["DISPLAY": ":0", "HOME": "/h"], "no VAULT_* variable and no systemd credentials reach the browser")
     }
 
     @Test("the authorization URL keeps the endpoint's own query and carries every PKCE parameter")
@@ -99,6 +103,18 @@ struct SignInPartsTests {
         }
     }
 
+    @Test("an error redirect is read as a form: + is a space, percent escapes decoded")
+    func errorRedirect() async throws {
+        let listener = try await LoopbackRedirectListener.start(state: "s-2")
+        let port = listener.port
+        let request =
+            "GET /callback?error=access_denied&error_description=the+user+said%20no&state=s-2 HTTP/1.1\r\n"
+            + "Host: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+        #expect(try RawSocket.exchange(port: port, request).hasPrefix("HTTP/1.1 200"))
+        #expect(try await listener.callback(timeout: .seconds(5)) == .error(code: "access_denied", description: "the user said no"))
+        await listener.close()
+    }
+
     @Test("the listener: a duplicated state, a missing Host, a POST are refused; the right redirect is taken once")
     func listener() async throws {
         let listener = try await LoopbackRedirectListener.start(state: "s-1")
@@ -111,11 +127,38 @@ struct SignInPartsTests {
         #expect(try get("/callback?code=c&state=s-1", host: "localhost:\(port)").hasPrefix("HTTP/1.1 400"))
         #expect(try get("/callback?code=c&state=s-1", method: "POST").hasPrefix("HTTP/1.1 404"))
         #expect(try get("/callback/../callback?code=c&state=s-1").hasPrefix("HTTP/1.1 404"))
+        let twoHosts = "GET /callback?code=c&state=s-1 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nHost: evil.example\r\nConnection: close\r\n\r\n"
+        #expect(try RawSocket.exchange(port: port, twoHosts).hasPrefix("HTTP/1.1 400"))
         #expect(try get("/callback?code=the-code&state=s-1").hasPrefix("HTTP/1.1 200"))
         #expect(try get("/callback?code=other&state=s-1").hasPrefix("HTTP/1.1 400"), "only once")
         #expect(try await listener.callback(timeout: .seconds(5)) == .code("the-code"))
         await listener.close()
         #expect(throws: (any Error).self) { try get("/callback?code=c&state=s-1") }
+    }
+}
+
+extension SignInPartsTests {
+    @Test("a sign-in's tokens are stored under the account's refresh lock: a refresh under way finishes first")
+    func adoptTakesTheRefreshLock() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-lock-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = InMemoryStore()
+        let session = AuthSession(
+            store: store, server: "https://api.example.com", account: "a",
+            transport: FakeTransport { _ in HTTPResponse(status: 500) }, configuration: .init(lock: .directory(directory)))
+        let held = try await RefreshLock.acquire(
+            path: RefreshLock.path(directory: directory, server: "https://api.example.com", account: "a"), timeout: .seconds(5))
+        let tokens = TokenSet(
+            accessToken: Secret("access"), accessTokenExpiry: Date().addingTimeInterval(60), refreshToken: nil, refreshTokenExpiry: nil,
+            obtainedAt: Date())
+        let settings = LoginSettings(provider: .oauth2, serverURL: "https://api.example.com", tokenURL: "https://id.example.com/t", clientID: "c")
+        let adopting = Task { try await session.adopt(tokens, settings: settings) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await session.items.loadTokens() == nil, "nothing stored while the lock is held")
+        withExtendedLifetime(held) {}
+        _ = consume held
+        try await adopting.value
+        #expect(try await session.items.loadTokens() == tokens)
     }
 }
 

@@ -81,6 +81,15 @@ struct DeviceSignInCLITests {
         }
     }
 
+    @Test("a code that expires before the first interval has passed is still polled once, at its end")
+    func intervalLongerThanTheCode() async throws {
+        try await withSignInFixture(deviceInterval: 5, deviceLifetime: 2) { fixture in
+            let result = try await startDeviceLogin(fixture).finishAsync(timeout: 30)
+            #expect(result.status == 3 && result.out.contains("expired"), "\(result.out)")
+            #expect(fixture.server.stats.devicePolls == 1)
+        }
+    }
+
     @Test("Ctrl-C while waiting: one line, exit 130, nothing stored")
     func interrupted() async throws {
         try await withSignInFixture(deviceInterval: 1) { fixture in

@@ -48,6 +48,12 @@ public struct BrowserLauncher: Sendable {
         return nil
     }
 
+    /// `environment` without what the browser has no business seeing: every `VAULT_*`
+    /// variable (a passphrase among them) and systemd's `CREDENTIALS_DIRECTORY`.
+    public static func browserEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { !$0.key.hasPrefix("VAULT_") && $0.key != "CREDENTIALS_DIRECTORY" }
+    }
+
     private func spawn(_ command: [String], quiet: Bool) -> Bool {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -61,7 +67,7 @@ public struct BrowserLauncher: Sendable {
         }
         let arguments = command.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
-        let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let variables = Self.browserEnvironment(environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { variables.forEach { free($0) } }
         var pid: pid_t = 0
         guard posix_spawnp(&pid, command[0], &actions, nil, arguments, variables) == 0 else { return false }

@@ -11,8 +11,10 @@ import VaultStore
 /// on `authorization_pending`, and stops on `access_denied` or `expired_token`. It enforces
 /// `expires_in` itself: a server that keeps answering `authorization_pending` past it does
 /// not keep vault waiting, and a code that claims to live longer than an hour is waited
-/// for an hour at most. Transient failures (5xx, timeouts) double the wait, at most five
-/// in a row. Task cancellation stops it at once.
+/// for an hour at most; the last wait is shortened so one poll still happens before the
+/// end. Transient failures (5xx, timeouts) double the wait; the fifth in a row, or one
+/// still standing at the end, is thrown as it is (exit 5, not "expired"). Task
+/// cancellation stops it at once.
 public struct DeviceSignIn: Sendable {
     /// The client and token endpoint polled.
     public let provider: OAuth2Provider
@@ -39,11 +41,13 @@ public struct DeviceSignIn: Sendable {
         let started = ContinuousClock.now
         var limit = Duration.milliseconds(Int64(min(authorization.expiresIn, Self.longestWait) * 1000))
         if let timeout, timeout < limit { limit = timeout }
+        let deadline = started + limit
         var interval = authorization.interval
         var failures = 0
-        while true {
-            let wait = Duration.milliseconds(Int64(interval * 1000))
-            guard ContinuousClock.now + wait < started + limit else { break }
+        var lastFailure: AuthError?
+        while ContinuousClock.now < deadline {
+            // The last wait is cut short so that one poll still happens before the code expires.
+            let wait = min(Duration.milliseconds(Int64(interval * 1000)), deadline - ContinuousClock.now)
             do {
                 try await Task.sleep(for: wait)
             } catch {
@@ -52,16 +56,19 @@ public struct DeviceSignIn: Sendable {
             do throws(AuthError) {
                 switch try await provider.pollDevice(authorization) {
                 case .approved(let tokens): return tokens
-                case .pending: failures = 0
-                case .slowDown:
-                    failures = 0
-                    interval += 5
+                case .pending: break
+                case .slowDown: interval += 5
                 }
-            } catch  where error.isTransient && failures < 5 {
+                failures = 0
+                lastFailure = nil
+            } catch  where error.isTransient {
                 failures += 1
+                lastFailure = error
+                guard failures < 5 else { throw error }
                 interval = min(interval * 2, 60)
             }
         }
+        if let lastFailure { throw lastFailure }
         throw .authentication("the device code expired before anyone signed in; run vault login again", providerCode: "expired_token")
     }
 }

@@ -174,14 +174,14 @@ private final class CallbackHandler: ChannelInboundHandler {
         guard head.method == .GET, let components, components.path == "/callback" else {
             return (.notFound, "Not found", "vault listens here only for its sign-in redirect.", false)
         }
-        guard head.headers["Host"].first == "127.0.0.1:\(inbox.port)" else {
+        guard head.headers["Host"] == ["127.0.0.1:\(inbox.port)"] else {
             return (.badRequest, "Refused", "This request was not sent to vault's own address; it was ignored.", false)
         }
         var query: [String: String] = [:]
         var repeated = false
-        for item in components.queryItems ?? [] {
-            if query[item.name] != nil { repeated = true }
-            query[item.name] = item.value ?? ""
+        for (name, value) in Self.formFields(components.percentEncodedQuery ?? "") {
+            if query[name] != nil { repeated = true }
+            query[name] = value
         }
         guard !repeated, let state = query["state"], Self.constantTimeEqual(state, inbox.expectedState) else {
             return (.badRequest, "Refused", "This sign-in response does not belong to the running vault login; it was ignored.", false)
@@ -226,6 +226,19 @@ private final class CallbackHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             written()
             channel.close(promise: nil)
+        }
+    }
+
+    /// The fields of an `application/x-www-form-urlencoded` query (RFC 6749 appendix B: `+` is
+    /// a space); a field that does not decode is kept as it came.
+    static func formFields(_ query: String) -> [(String, String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
     }
 

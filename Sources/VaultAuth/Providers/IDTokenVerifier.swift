@@ -65,12 +65,14 @@ public actor IDTokenVerifier {
         guard let algorithm = header["alg"] as? String, Self.acceptedAlgorithms.contains(algorithm) else {
             throw Self.refusal("its signature algorithm is not accepted")
         }
+        // RFC 7515 §4.1.11: extensions marked critical must be understood; this verifier knows none.
+        guard header["crit"] == nil else { throw Self.refusal("it names critical header extensions") }
         let kid = header["kid"] as? String
         let key = try await key(for: kid)
         if let keyAlgorithm = key.algorithm, keyAlgorithm.rawValue != algorithm {
             throw Self.refusal("its algorithm is not the one of its key")
         }
-        try await checkSignature(token, key: key, kid: kid ?? "")
+        try await checkSignature(token, key: key, kid: kid ?? Self.anonymousKid)
         guard let claims = IDTokenClaims(payload: payload) else { throw Self.refusal("a required claim is missing") }
         try check(claims, nonce: nonce, previous: previous)
         return claims
@@ -104,13 +106,17 @@ public actor IDTokenVerifier {
         if let nonce {
             guard claims.nonce == nonce else { throw Self.refusal("its nonce is not this sign-in's") }
         }
-        if let previous {
-            guard claims.issuer == previous.issuer, claims.subject == previous.subject,
-                Set(claims.audiences) == Set(previous.audiences)
-            else { throw Self.refusal("it names another user or audience than the session's") }
-            if let earlier = previous.nonce, let now = claims.nonce, earlier != now {
-                throw Self.refusal("its nonce differs from the session's")
-            }
+        if let previous { try Self.checkContinuity(claims, previous: previous) }
+    }
+
+    /// Core §12.2: the ID token of a refresh names the same issuer, user and audience as the
+    /// session's (and, when both carry one, the same nonce). `.authentication` otherwise.
+    public static func checkContinuity(_ claims: IDTokenClaims, previous: IDTokenClaims) throws(AuthError) {
+        guard claims.issuer == previous.issuer, claims.subject == previous.subject,
+            Set(claims.audiences) == Set(previous.audiences)
+        else { throw refusal("it names another user or audience than the session's") }
+        if let earlier = previous.nonce, let now = claims.nonce, earlier != now {
+            throw refusal("its nonce differs from the session's")
         }
     }
 
@@ -140,19 +146,29 @@ public actor IDTokenVerifier {
         else { throw .server(status: response.status, message: "the provider's JWKS is not a key set") }
         var found: [String: JWK] = [:]
         var usable: [JWK] = []
-        for entry in entries {
-            // Keys of types this verifier cannot use (encryption keys, unknown types) are skipped.
-            guard let data = try? JSONSerialization.data(withJSONObject: entry),
-                let jwk = try? JSONDecoder().decode(JWK.self, from: data),
-                (entry as? [String: Any])?["use"].map({ ($0 as? String) == "sig" }) ?? true
+        for case let entry as [String: Any] in entries {
+            // Keys of types this verifier cannot use (encryption keys, unknown types) are
+            // skipped; so is anything that is not a JSON object at all.
+            guard JSONSerialization.isValidJSONObject(entry), let data = try? JSONSerialization.data(withJSONObject: entry),
+                var jwk = try? JSONDecoder().decode(JWK.self, from: data),
+                entry["use"].map({ ($0 as? String) == "sig" }) ?? true
             else { continue }
             usable.append(jwk)
-            if let kid = jwk.keyIdentifier?.string { found[kid] = jwk }
+            if let kid = jwk.keyIdentifier?.string {
+                found[kid] = jwk
+            } else {
+                // jwt-kit keeps keys by id: a key published without one gets a name of ours.
+                jwk.keyIdentifier = JWKIdentifier(string: Self.anonymousKid)
+                usable[usable.count - 1] = jwk
+            }
         }
         keys = found
         collections = [:]
         anonymousKey = usable.count == 1 ? usable.first : nil
     }
+
+    /// The id given to a published key that has none (used only for tokens without `kid`).
+    static let anonymousKid = "vault:anonymous-key"
 
     static func refusal(_ why: String) -> AuthError {
         .authentication("the ID token was refused: \(why)", providerCode: nil)

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import Logging
 import VaultStore
 
 /// An OAuth 2.0 token endpoint (RFC 6749): the password grant (§4.3) for login and
@@ -41,13 +42,16 @@ public struct OAuth2Provider: AuthProvider {
     public let idTokenVerifier: IDTokenVerifier?
     /// RFC 7009's endpoint, when the settings name one.
     public let revocationURL: URL?
+    /// Where a refused ID token of a refresh is reported (the refresh itself goes on).
+    let logger: Logger
 
     /// A provider for `settings`. Throws ``AuthError/configuration(_:providerCode:)`` when the token URL is
     /// missing or has no host, or the client id is missing or empty.
     public init(
         settings: LoginSettings, transport: any HTTPTransport, clock: any AuthClock = SystemClock(),
-        timeout: Duration = .seconds(15)
+        timeout: Duration = .seconds(15), logger: Logger = Logger(label: "vault.oauth2")
     ) throws(AuthError) {
+        self.logger = logger
         guard let tokenURLText = settings.tokenURL, let tokenURL = URL(string: tokenURLText), tokenURL.host != nil else {
             throw .configuration("the OAuth 2.0 provider needs --token-url")
         }
@@ -184,18 +188,33 @@ public struct OAuth2Provider: AuthProvider {
     }
 
     /// The response's `id_token` once verified; nil when there is none, or no verifier to check it with
-    /// (an unverified ID token is never kept). A token that fails a check fails the whole exchange.
+    /// (an unverified ID token is never kept).
+    ///
+    /// At sign-in a token that fails a check fails the whole exchange: nothing is stored. With a
+    /// refresh the provider has already rotated the refresh token, so failing the exchange would
+    /// end the session: a token that fails a check is dropped (the session's earlier one stays)
+    /// and a warning logged; only one naming another user, issuer or audience (Core §12.2) fails
+    /// the refresh, as the session is no longer the one the person signed in to.
     private func verifiedIDToken(_ value: Any?, check: IDTokenCheck, previous: TokenSet?) async throws(AuthError) -> Secret? {
-        guard let text = value as? String, !text.isEmpty, let idTokenVerifier else { return nil }
-        guard TokenCharacters.isAcceptable(text) else {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let idTokenVerifier else { return nil }
+        guard let text = value as? String, TokenCharacters.isAcceptable(text) else {
             throw IDTokenVerifier.refusal("it is not a compact JWT")
         }
         switch check {
         case .signIn(let nonce):
             _ = try await idTokenVerifier.verify(text, nonce: nonce)
         case .refresh:
-            let earlier = previous?.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))
-            _ = try await idTokenVerifier.verify(text, nonce: nil, previous: earlier)
+            let claims: IDTokenClaims
+            do throws(AuthError) {
+                claims = try await idTokenVerifier.verify(text, nonce: nil)
+            } catch {
+                logger.warning("the ID token that came with the refresh was not kept (\(error)); the new tokens are")
+                return nil
+            }
+            if let earlier = previous?.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)) {
+                try IDTokenVerifier.checkContinuity(claims, previous: earlier)
+            }
         }
         return Secret(text)
     }

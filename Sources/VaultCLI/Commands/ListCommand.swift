@@ -25,7 +25,7 @@ struct ListCommand: ParsableCommand {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                 let data = (try? encoder.encode(items)) ?? Data("[]".utf8)
-                Terminal.write(Array(data) + [0x0A])
+                Terminal.print(ASCIIJSON.escaped(String(decoding: data, as: UTF8.self)))
             } else {
                 // Tab-separated; tabs, newlines and escape sequences inside a field (a label
                 // another program wrote) are shown escaped, so they reach no terminal raw.

@@ -147,6 +147,9 @@ struct LoginCommand: AsyncParsableCommand {
             var settings = requested
             if let issuer {
                 let metadata = try await ProviderMetadata.discover(issuer: issuer, transport: session.transport, timeout: exchangeTimeout)
+                guard metadata.jwksURI != nil else {
+                    throw .configuration("the provider's metadata names no jwks_uri, so its ID tokens cannot be verified")
+                }
                 settings = settings.adopting(metadata)
             }
             let oauth = try session.oauthProvider(for: settings)
@@ -166,6 +169,7 @@ struct LoginCommand: AsyncParsableCommand {
                     provider: oauth, authorizationURL: url, openIDConnect: settings.issuer != nil, timeout: waitLimit
                 ).run(present: Self.presentAuthorizationURL, open: { launcher.open($0.absoluteString) })
             }
+            Interruption.committing()
             try await session.adopt(tokens, settings: settings)
             return tokens
         }

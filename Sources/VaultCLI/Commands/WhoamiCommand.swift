@@ -33,7 +33,7 @@ struct WhoamiCommand: AsyncParsableCommand {
         if json {
             let object = (try? JSONSerialization.jsonObject(with: Data(claims.json))) ?? [:]
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            Terminal.write(Array(data) + [0x0A])
+            Terminal.print(ASCIIJSON.escaped(String(decoding: data, as: UTF8.self)))
             return
         }
         let formatter = ISO8601DateFormatter()
