@@ -31,10 +31,13 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]
         ),
+        // The kernel's key retention service (keyrings(7)), for the file backend's key cache.
+        .target(name: "CLinuxKeyring"),
         .target(
             name: "VaultStore",
             dependencies: [
                 "CLibSecret",
+                "CLinuxKeyring",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

@@ -12,8 +12,8 @@ enum StoreFactory {
     }
 
     /// The file store, whatever backend is selected (`vault passwd`).
-    static func fileStore(options: StoreOptions) -> EncryptedFileStore {
-        EncryptedFileBackend.store(context(options))
+    static func fileStore(options: StoreOptions) throws(VaultError) -> EncryptedFileStore {
+        try EncryptedFileBackend.store(context(options))
     }
 
     private static func context(_ options: StoreOptions) -> BackendContext {

@@ -38,6 +38,9 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Never show a keyring prompt: fail at once (exit 3), as when no terminal or display is there.")
     var noPrompt = false
 
+    @Flag(help: "File backend: neither use nor fill the key cache in the kernel keyring (as VAULT_KEY_CACHE_TTL=0).")
+    var noKeyCache = false
+
     func validate() throws {
         if let promptTimeout, !(promptTimeout.isFinite && promptTimeout > 0 && promptTimeout <= 3600) {
             throw ValidationError("--prompt-timeout must be a number of seconds, more than 0 and at most 3600")
@@ -55,10 +58,11 @@ struct StoreOptions: ParsableArguments {
         return .wait(timeout: timeout, announce: { Terminal.note($0) })
     }
 
-    /// The process environment, with `--file` applied.
+    /// The process environment, with `--file` and `--no-key-cache` applied.
     var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         if let file { environment["VAULT_FILE"] = file }
+        if noKeyCache { environment["VAULT_KEY_CACHE_TTL"] = "0" }
         return environment
     }
 
@@ -71,6 +75,8 @@ struct StoreOptions: ParsableArguments {
     func openStore() throws(VaultError) -> any SecureStore {
         let decision = try decision()
         if verbose { Terminal.note("backend \(decision)") }
-        return try StoreFactory.open(decision, options: self)
+        let store = try StoreFactory.open(decision, options: self)
+        if verbose, let file = store as? EncryptedFileStore { KeyCacheReport.note(file) }
+        return store
     }
 }

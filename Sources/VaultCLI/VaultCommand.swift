@@ -24,6 +24,7 @@ public struct VaultCommand: AsyncParsableCommand {
         subcommands: [
             SaveCommand.self, LoadCommand.self, RemoveCommand.self, ListCommand.self, PasswdCommand.self,
             BackendCommand.self, LoginCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self, WhoamiCommand.self,
+            LockCommand.self, UnlockCommand.self,
         ]
     )
 

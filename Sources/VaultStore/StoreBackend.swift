@@ -90,19 +90,21 @@ public enum EncryptedFileBackend: StoreBackend {
     }
 
     /// An ``EncryptedFileStore`` at the default path, with ``PassphraseSource/standard(file:environment:prompter:)``,
-    /// ``KDFParameters/forNewFiles(environment:)`` and ``lockTimeout(_:)``. Never throws: nothing is read
-    /// and no passphrase is asked for until the first operation. See ``StoreBackend/open(_:viability:)``.
+    /// ``KDFParameters/forNewFiles(environment:)``, ``lockTimeout(_:)`` and the key cache
+    /// ``KeyCachePolicy/fromEnvironment(_:cache:)`` asks for. Nothing is read and no passphrase is asked for
+    /// until the first operation; only a bad `VAULT_KEY_CACHE_TTL` throws. See ``StoreBackend/open(_:viability:)``.
     public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
-        store(context)
+        try store(context)
     }
 
-    /// The encrypted file store `context` names (`vault passwd` needs the concrete type).
-    public static func store(_ context: BackendContext) -> EncryptedFileStore {
+    /// The encrypted file store `context` names (`vault passwd`, `lock` and `unlock` need the concrete type).
+    public static func store(_ context: BackendContext) throws(VaultError) -> EncryptedFileStore {
         let environment = context.environment
         return EncryptedFileStore(
             path: EncryptedFileStore.defaultPath(environment: environment),
             passphrase: .standard(file: context.passphraseFile, environment: environment, prompter: context.prompter),
-            kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment))
+            kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment),
+            keyCache: try KeyCachePolicy.fromEnvironment(environment))
     }
 
     /// `VAULT_LOCK_TIMEOUT` (seconds, 0.1 to 3600; default 10): how long a write waits

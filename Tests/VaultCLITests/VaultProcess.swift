@@ -36,6 +36,8 @@ enum VaultProcess {
     static func baseEnvironment(home: String) -> [String: String] {
         var environment: [String: String] = [
             "HOME": home, "PATH": "/usr/bin:/bin", "VAULT_TEST_KDF_LOG2N": "10", "LANG": "C.UTF-8",
+            // The kernel key cache is shared by every process of the user: off unless a test is about it.
+            "VAULT_KEY_CACHE_TTL": "0",
         ]
         for name in ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }

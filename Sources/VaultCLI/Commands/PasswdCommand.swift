@@ -28,7 +28,7 @@ struct PasswdCommand: ParsableCommand {
             guard decision.kind == .file else {
                 throw .invalidInput("passwd applies to the file backend only (the chosen backend is \(decision.kind.rawValue))")
             }
-            let vault = StoreFactory.fileStore(options: store)
+            let vault = try StoreFactory.fileStore(options: store)
             guard FileManager.default.fileExists(atPath: vault.path) else {
                 throw .invalidInput("there is no vault file at \(vault.path) yet; save an item first")
             }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import Crypto
 import Synchronization
 
 /// A vault in one encrypted file, for machines without a Secret Service.
@@ -22,6 +23,10 @@ import Synchronization
 ///   `FileOperations.maximumVaultSize` are refused (`FileOperations.readPrivateFile`).
 /// - The passphrase is asked for (through `PassphraseSource`) only when the file must be
 ///   opened or created, and at most once per instance: the derived key is cached.
+/// - With a ``KeyCachePolicy``, the key scrypt derives is also kept in the kernel's user
+///   keyring for the policy's lifetime, and later processes take it from there instead of
+///   asking for the passphrase and deriving it again. A kept key that does not open the file
+///   is dropped and the passphrase asked for as usual.
 public final class EncryptedFileStore: SecureStore {
     /// The vault file.
     public let path: String
@@ -30,6 +35,8 @@ public final class EncryptedFileStore: SecureStore {
     /// How long a write waits for another process's lock before giving up.
     public let lockTimeout: Duration
     private let state = Mutex(State())
+    /// Where derived keys are kept between processes, or nil.
+    public let keyCache: KeyCachePolicy?
 
     private struct State {
         var passphrase: Secret?
@@ -47,8 +54,13 @@ public final class EncryptedFileStore: SecureStore {
     ///   - passphrase: asked only when the file must be opened or created.
     ///   - kdf: the work factor for files this store creates or re-keys.
     ///   - lockTimeout: the longest a write waits for another process's lock.
-    public init(path: String, passphrase: PassphraseSource, kdf: KDFParameters = .default, lockTimeout: Duration = .seconds(10)) {
+    ///   - keyCache: where the derived key is kept between processes (nil: nowhere).
+    public init(
+        path: String, passphrase: PassphraseSource, kdf: KDFParameters = .default, lockTimeout: Duration = .seconds(10),
+        keyCache: KeyCachePolicy? = nil
+    ) {
         self.path = path
+        self.keyCache = keyCache
         self.passphraseSource = passphrase
         self.newFileKDF = kdf
         self.lockTimeout = lockTimeout
@@ -122,8 +134,16 @@ public final class EncryptedFileStore: SecureStore {
     public func changePassphrase(to newPassphrase: Secret) throws(VaultError) {
         guard !newPassphrase.isEmpty else { throw .invalidInput("the new passphrase must not be empty") }
         try state.withLock { state throws(VaultError) in
-            guard try currentItems(&state, mayAsk: true) != nil else {
+            guard try currentItems(&state, mayAsk: true) != nil, let current = state.header, let currentKeys = state.keys else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
+            }
+            if state.passphrase == nil {
+                // Opened with the cached key: a new passphrase still needs the current one.
+                let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: true)
+                guard try current.kdf.deriveKeys(passphrase: passphrase, salt: current.salt).masterBytes == currentKeys.masterBytes else {
+                    state.passphrase = nil
+                    throw .wrongPassphrase
+                }
             }
             guard newPassphrase != state.passphrase else {
                 throw .invalidInput("the new passphrase is the same as the current one; the vault is unchanged")
@@ -136,8 +156,11 @@ public final class EncryptedFileStore: SecureStore {
             guard let items = try currentItems(&state, mayAsk: false) else {
                 throw .invalidInput("the vault file at \(path) disappeared; nothing was changed")
             }
+            let oldHeader = state.header
             try write(items, header: header, keys: keys, state: &state)
             state.passphrase = newPassphrase
+            if let oldHeader { keyCache?.cache.remove(KeyCachePolicy.name(path: path, header: oldHeader)) }
+            keepInCache(keys, header: header)
             _ = consume lock
         }
     }
@@ -167,8 +190,10 @@ public final class EncryptedFileStore: SecureStore {
                 (header, keys) = try newFileKeys(&state)
             }
             if try change(&items) {
+                let created = state.newFile != nil && state.newFile?.header == header
                 try write(items, header: header, keys: keys, state: &state)
                 state.newFile = nil
+                if created { keepInCache(keys, header: header) }
             }
             _ = consume lock
         }
@@ -198,25 +223,40 @@ public final class EncryptedFileStore: SecureStore {
         guard let bytes = try FileOperations.readPrivateFile(path) else { return nil }
         if let seen = state.snapshotBytes, seen == bytes { return state.snapshotItems }
         let header = try VaultFileFormat.parseHeader(bytes)
-        let keys: VaultKeys
-        if let cached = state.keys, state.header == header {
-            keys = cached
+        var keys: VaultKeys
+        var source = KeySource.derived
+        if let known = state.keys, state.header == header {
+            keys = known
+            source = .memory
+        } else if let kept = cachedKeys(for: header) {
+            keys = kept
+            source = .keyCache
         } else {
             let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: mayAsk)
             keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
         }
-        let body: [UInt8]
+        var body: [UInt8]
         do {
             body = try VaultFileFormat.open(bytes, keys: keys)
         } catch {
-            if error == .wrongPassphrase {
-                state.passphrase = nil
-                state.keys = nil
-                state.header = nil
+            guard source == .keyCache else {
+                if error == .wrongPassphrase { forgetKeys(&state) }
+                throw error
             }
-            throw error
+            // A kept key that does not open the file is dropped; the passphrase decides.
+            keyCache?.cache.remove(KeyCachePolicy.name(path: path, header: header))
+            let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: mayAsk)
+            keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
+            source = .derived
+            do {
+                body = try VaultFileFormat.open(bytes, keys: keys)
+            } catch {
+                if error == .wrongPassphrase { forgetKeys(&state) }
+                throw error
+            }
         }
         let items = try ItemCodec.decode(body)
+        if source == .derived { keepInCache(keys, header: header) }
         state.header = header
         state.keys = keys
         state.snapshotBytes = bytes
@@ -224,11 +264,64 @@ public final class EncryptedFileStore: SecureStore {
         return items
     }
 
+    /// Where the keys that opened a file came from.
+    private enum KeySource { case memory, keyCache, derived }
+
+    private func forgetKeys(_ state: inout State) {
+        state.passphrase = nil
+        state.keys = nil
+        state.header = nil
+    }
+
+    /// The keys the cache keeps for a file with `header` at ``path``, if any.
+    private func cachedKeys(for header: VaultFileFormat.Header) -> VaultKeys? {
+        guard let keyCache, let master = keyCache.cache.load(KeyCachePolicy.name(path: path, header: header)), master.count == 32
+        else { return nil }
+        return VaultKeys(master: SymmetricKey(data: master))
+    }
+
+    /// Keeps `keys` in the cache (when there is one) for the policy's lifetime.
+    private func keepInCache(_ keys: VaultKeys, header: VaultFileFormat.Header, lifetime: Int? = nil) {
+        guard let keyCache else { return }
+        keyCache.cache.store(
+            KeyCachePolicy.name(path: path, header: header), key: keys.masterBytes, lifetime: lifetime ?? keyCache.lifetime)
+    }
+
+    // MARK: - The key cache (`vault lock`, `vault unlock`)
+
+    /// Why the key cache cannot be used here, or nil (also nil without a policy).
+    public var keyCacheUnavailability: String? { keyCache?.cache.unavailability }
+
+    /// Opens the vault (asking for the passphrase unless the key is kept already) and keeps
+    /// its key for `lifetime` seconds (default: the policy's). `.invalidInput` without a vault
+    /// file or without a policy; false when the cache refused the key.
+    @discardableResult
+    public func cacheKey(lifetime: Int? = nil) throws(VaultError) -> Bool {
+        guard let keyCache else { throw .invalidInput("the key cache is off (VAULT_KEY_CACHE_TTL=0 or --no-key-cache)") }
+        return try state.withLock { state throws(VaultError) in
+            guard try currentItems(&state, mayAsk: true) != nil, let header = state.header, let keys = state.keys else {
+                throw .invalidInput("there is no vault file at \(path) yet; save an item first")
+            }
+            return keyCache.cache.store(
+                KeyCachePolicy.name(path: path, header: header), key: keys.masterBytes, lifetime: lifetime ?? keyCache.lifetime)
+        }
+    }
+
+    /// Forgets the kept key of the vault file as it is now (no passphrase needed), in `cache`
+    /// (default: the policy's); nothing happens without a file or a cache.
+    public func forgetCachedKey(in cache: (any DerivedKeyCache)? = nil) throws(VaultError) {
+        guard let cache = cache ?? keyCache?.cache, let bytes = try FileOperations.readPrivateFile(path) else { return }
+        cache.remove(KeyCachePolicy.name(path: path, header: try VaultFileFormat.parseHeader(bytes)))
+        state.withLock { forgetKeys(&$0) }
+    }
+
     /// The passphrase already known, else the source's (remembered). Never asks when
     /// `mayAsk` is false: that is a bug in the caller, not something to prompt for.
     private func obtainPassphrase(_ purpose: PassphrasePurpose, state: inout State, mayAsk: Bool) throws(VaultError) -> Secret {
         if let known = state.passphrase { return known }
-        guard mayAsk else { throw .backendUnavailable("internal error: the passphrase is needed while the vault is locked") }
+        guard mayAsk else {
+            throw .backendUnavailable("the vault file was re-keyed by another process while this command ran; run it again")
+        }
         let passphrase = try passphraseSource.passphrase(for: purpose)
         state.passphrase = passphrase
         return passphrase

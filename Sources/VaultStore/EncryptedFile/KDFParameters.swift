@@ -72,11 +72,7 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
         } catch {
             throw .backendUnavailable("scrypt failed with \(self) (out of memory?)")
         }
-        return VaultKeys(
-            header: HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: master, info: Array("vault header mac v1".utf8), outputByteCount: 32),
-            body: HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: master, info: Array("vault body aead v1".utf8), outputByteCount: 32))
+        return VaultKeys(master: master)
     }
 
     /// Derives keys from `passphrase` and a fresh salt and throws them away: the cost of
@@ -89,10 +85,22 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "scrypt N=2^\(log2N) r=\(r) p=\(p)" }
 }
 
-/// The keys derived from a passphrase and a salt.
+/// The keys derived from a passphrase and a salt: scrypt's output (the master key, what the
+/// key cache keeps) and the two keys HKDF makes from it.
 struct VaultKeys: Sendable {
+    let master: SymmetricKey
     let header: SymmetricKey
     let body: SymmetricKey
+
+    /// The header and body keys of `master`.
+    init(master: SymmetricKey) {
+        self.master = master
+        header = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("vault header mac v1".utf8), outputByteCount: 32)
+        body = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("vault body aead v1".utf8), outputByteCount: 32)
+    }
+
+    /// The master key's bytes (for the key cache only).
+    var masterBytes: [UInt8] { master.withUnsafeBytes { Array($0) } }
 }
 
 extension UInt32 {

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import ArgumentParser
+import VaultStore
+
+/// The file store of the current options, refusing another backend.
+private func fileStoreOnly(_ store: StoreOptions, command: String) throws(VaultError) -> EncryptedFileStore {
+    let decision = try store.decision()
+    guard decision.kind == .file else {
+        throw .invalidInput("\(command) applies to the file backend only (the chosen backend is \(decision.kind.rawValue))")
+    }
+    return try StoreFactory.fileStore(options: store)
+}
+
+struct UnlockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Derive the vault file's key now and keep it in the kernel keyring (file backend).",
+        discussion: """
+            Later vault commands of the same user take the key from the kernel's user keyring \
+            instead of asking for the passphrase and deriving it again, until it expires \
+            (--ttl, else VAULT_KEY_CACHE_TTL, default 600 s) or `vault lock` removes it. The key \
+            is readable by this user only and never touches the disk.
+            """)
+
+    @Option(help: ArgumentHelp("Keep the key this many seconds (1 to 604800).", valueName: "seconds"))
+    var ttl: Int?
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        if let ttl, !(1...KeyCachePolicy.maximumLifetime).contains(ttl) {
+            throw ValidationError("--ttl must be a whole number of seconds from 1 to \(KeyCachePolicy.maximumLifetime)")
+        }
+    }
+
+    func run() throws {
+        try reportingErrors { () throws(VaultError) in
+            let vault = try fileStoreOnly(store, command: "unlock")
+            if store.verbose { KeyCacheReport.note(vault) }
+            guard try vault.cacheKey(lifetime: ttl) else {
+                throw .backendUnavailable("the key could not be kept: \(vault.keyCacheUnavailability ?? "the kernel refused it")")
+            }
+            Terminal.note("the key of \(vault.path) is kept for \(ttl ?? vault.keyCache?.lifetime ?? 0) s")
+        }
+    }
+}
+
+struct LockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Remove the vault file's key from the kernel keyring now (file backend).",
+        discussion: "The next command asks for the passphrase (or reads it from its usual sources) again.")
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reportingErrors { () throws(VaultError) in
+            let vault = try fileStoreOnly(store, command: "lock")
+            try vault.forgetCachedKey(in: vault.keyCache?.cache ?? KernelKeyring())
+        }
+    }
+}

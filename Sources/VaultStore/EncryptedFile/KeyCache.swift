@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Crypto
+import Foundation
+
+/// Where derived vault keys may be kept between processes, so that only the first process
+/// pays for scrypt (as `ssh-agent`, `gpg-agent` and `sudo` spare people the slow step).
+/// ``KernelKeyring`` is the real one; tests put a double in its place.
+///
+/// Contract: `load` returns what `store` put under that name, or nil (absent, expired,
+/// refused); nothing here throws, since the cache is only a shortcut: every failure means
+/// "derive the key from the passphrase as usual".
+public protocol DerivedKeyCache: Sendable {
+    /// The key kept under `name`, or nil.
+    func load(_ name: String) -> [UInt8]?
+    /// Keeps `key` under `name` (replacing any other) for `lifetime` seconds; false when refused.
+    @discardableResult
+    func store(_ name: String, key: [UInt8], lifetime: Int) -> Bool
+    /// Forgets the key under `name` at once; nothing happens when there is none.
+    func remove(_ name: String)
+    /// Why the cache cannot be used here (a refused system call), or nil when it can.
+    var unavailability: String? { get }
+}
+
+/// Whether and how long an ``EncryptedFileStore`` keeps its derived key in a cache.
+public struct KeyCachePolicy: Sendable {
+    /// The cache.
+    public let cache: any DerivedKeyCache
+    /// Seconds a key stays cached after it was derived (the kernel's own expiry); above 0.
+    public let lifetime: Int
+
+    /// Keeps keys in `cache` for `lifetime` seconds (at least 1).
+    public init(cache: any DerivedKeyCache, lifetime: Int) {
+        self.cache = cache
+        self.lifetime = max(1, lifetime)
+    }
+
+    /// The default lifetime: ten minutes.
+    public static let defaultLifetime = 600
+    /// The longest lifetime accepted: one week.
+    public static let maximumLifetime = 7 * 86_400
+
+    /// The policy `VAULT_KEY_CACHE_TTL` asks for (seconds, default 600; 0 turns the cache off),
+    /// on the kernel's keyring; nil when off. A value that is not a whole number from 0 to a
+    /// week is `.invalidInput`.
+    public static func fromEnvironment(_ environment: [String: String], cache: any DerivedKeyCache = KernelKeyring())
+        throws(VaultError) -> KeyCachePolicy?
+    {
+        var lifetime = defaultLifetime
+        if let text = environment["VAULT_KEY_CACHE_TTL"], !text.isEmpty {
+            guard let value = Int(text), (0...maximumLifetime).contains(value) else {
+                throw .invalidInput("VAULT_KEY_CACHE_TTL must be a whole number of seconds from 0 (off) to \(maximumLifetime)")
+            }
+            lifetime = value
+        }
+        return lifetime == 0 ? nil : KeyCachePolicy(cache: cache, lifetime: lifetime)
+    }
+
+    /// The name a vault file's key is kept under: `vault:` and 32 hex digits of a hash of the
+    /// file's canonical path and its header (work factor and salt). A file given a new
+    /// passphrase (a new salt) gets a new name, so a key is never tried on a file it was not
+    /// derived for; the name says nothing readable about the path or the passphrase.
+    static func name(path: String, header: VaultFileFormat.Header) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        let canonical = (realpath(directory.isEmpty ? "." : directory, nil)).map { pointer -> String in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? directory
+        var input = Array("vault key cache v1\u{0}".utf8)
+        input += Array((canonical + "/" + (path as NSString).lastPathComponent).utf8) + [0]
+        input += Array(header.kdf.description.utf8) + [0] + header.salt
+        let digest = SHA256.hash(data: input)
+        return "vault:" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}

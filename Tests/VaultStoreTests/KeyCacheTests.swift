@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Synchronization
+import Testing
+import VaultTestSupport
+
+@testable import VaultStore
+
+/// A ``DerivedKeyCache`` in memory: what the store keeps, removes and reads, and a switch that
+/// makes it refuse everything (as a kernel whose key calls a seccomp filter blocks).
+final class MemoryKeyCache: DerivedKeyCache {
+    private let entries = Mutex([String: [UInt8]]())
+    private let refusing: Bool
+    init(refusing: Bool = false) { self.refusing = refusing }
+
+    var names: [String] { entries.withLock { Array($0.keys) } }
+    func put(_ name: String, _ key: [UInt8]) { entries.withLock { $0[name] = key } }
+
+    func load(_ name: String) -> [UInt8]? { refusing ? nil : entries.withLock { $0[name] } }
+    func store(_ name: String, key: [UInt8], lifetime: Int) -> Bool {
+        guard !refusing else { return false }
+        entries.withLock { $0[name] = key }
+        return true
+    }
+    func remove(_ name: String) { entries.withLock { $0[name] = nil } }
+    var unavailability: String? { refusing ? "refused by the test" : nil }
+}
+
+/// A passphrase source that counts how often it is asked.
+final class CountingPassphrase: Sendable {
+    private let count = Mutex(0)
+    let passphrase: Secret
+    init(_ text: String) { passphrase = Secret(text) }
+    var asked: Int { count.withLock { $0 } }
+    var source: PassphraseSource {
+        PassphraseSource { [self] _ throws(VaultError) in
+            count.withLock { $0 += 1 }
+            return passphrase
+        }
+    }
+}
+
+@Suite("The file backend's key cache (with an in-memory double of the kernel keyring)")
+struct KeyCacheTests {
+    let kdf = KDFParameters(log2N: 10)
+    let item = Credential(key: CredentialKey(server: "s", account: "a"), secret: Secret("value"))
+
+    func store(_ path: String, _ passphrase: CountingPassphrase, cache: MemoryKeyCache?) -> EncryptedFileStore {
+        EncryptedFileStore(
+            path: path, passphrase: passphrase.source, kdf: kdf, keyCache: cache.map { KeyCachePolicy(cache: $0, lifetime: 60) })
+    }
+
+    @Test("a second process takes the kept key and never asks for the passphrase")
+    func keptKeyIsUsed() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache()
+            let first = CountingPassphrase("pass-1")
+            try store("\(dir)/v.db", first, cache: cache).save(item)
+            #expect(cache.names.count == 1, "the new file's key is kept")
+            let second = CountingPassphrase("not asked")
+            #expect(try store("\(dir)/v.db", second, cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(second.asked == 0)
+            try store("\(dir)/v.db", second, cache: cache).forgetCachedKey()
+            #expect(cache.names.isEmpty)
+        }
+    }
+
+    @Test("a kept key that does not open the file is dropped, and the passphrase decides")
+    func wrongKeptKeyIsDropped() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache()
+            try store("\(dir)/v.db", CountingPassphrase("pass-1"), cache: cache).save(item)
+            let name = try #require(cache.names.first)
+            cache.put(name, [UInt8](repeating: 7, count: 32))
+            let asked = CountingPassphrase("pass-1")
+            #expect(try store("\(dir)/v.db", asked, cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(asked.asked == 1)
+            #expect(cache.load(name) != [UInt8](repeating: 7, count: 32), "replaced by the right key")
+            cache.put(name, [UInt8](repeating: 7, count: 32))
+            #expect(throws: VaultError.wrongPassphrase) { try store("\(dir)/v.db", CountingPassphrase("wrong"), cache: cache).load(item.key) }
+        }
+    }
+
+    @Test("a cache that refuses everything changes nothing but the speed")
+    func refusingCache() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache(refusing: true)
+            try store("\(dir)/v.db", CountingPassphrase("pass-1"), cache: cache).save(item)
+            let asked = CountingPassphrase("pass-1")
+            #expect(try store("\(dir)/v.db", asked, cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(asked.asked == 1)
+            #expect(store("\(dir)/v.db", asked, cache: cache).keyCacheUnavailability == "refused by the test")
+        }
+    }
+
+    @Test("passwd needs the current passphrase even with a kept key; it drops the old key and keeps the new one")
+    func passwdWithAKeptKey() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache()
+            try store("\(dir)/v.db", CountingPassphrase("pass-1"), cache: cache).save(item)
+            let oldName = try #require(cache.names.first)
+            #expect(throws: VaultError.wrongPassphrase) {
+                try store("\(dir)/v.db", CountingPassphrase("guess"), cache: cache).changePassphrase(to: Secret("pass-2"))
+            }
+            try store("\(dir)/v.db", CountingPassphrase("pass-1"), cache: cache).changePassphrase(to: Secret("pass-2"))
+            #expect(cache.load(oldName) == nil)
+            #expect(cache.names.count == 1 && cache.names.first != oldName)
+            let notAsked = CountingPassphrase("none")
+            #expect(try store("\(dir)/v.db", notAsked, cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(notAsked.asked == 0)
+        }
+    }
+
+    @Test("two files, two passphrases: each key is kept under its own name")
+    func perFile() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache()
+            try store("\(dir)/a.db", CountingPassphrase("pass-a"), cache: cache).save(item)
+            try store("\(dir)/b.db", CountingPassphrase("pass-b"), cache: cache)
+                .save(Credential(key: item.key, secret: Secret("other")))
+            #expect(cache.names.count == 2)
+            let none = CountingPassphrase("none")
+            #expect(try store("\(dir)/a.db", none, cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(try store("\(dir)/b.db", none, cache: cache).load(item.key)?.secret == Secret("other"))
+            #expect(none.asked == 0)
+        }
+    }
+
+    @Test("VAULT_KEY_CACHE_TTL: default 600, 0 is off, anything else but whole seconds up to a week is refused")
+    func policyFromEnvironment() throws {
+        #expect(try KeyCachePolicy.fromEnvironment([:], cache: MemoryKeyCache())?.lifetime == 600)
+        #expect(try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": "5"], cache: MemoryKeyCache())?.lifetime == 5)
+        #expect(try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": "0"], cache: MemoryKeyCache()) == nil)
+        for bad in ["-1", "1.5", "x", "604801", "99999999999999999999"] {
+            #expect(throws: VaultError.self) { try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": bad], cache: MemoryKeyCache()) }
+        }
+    }
+}
