@@ -44,7 +44,9 @@ public struct KeyCachePolicy: Sendable {
     /// The policy `VAULT_KEY_CACHE_TTL` asks for (seconds, default 600; 0 turns the cache off),
     /// on the kernel's keyring; nil when off. A value that is not a whole number from 0 to a
     /// week is `.invalidInput`.
-    public static func fromEnvironment(_ environment: [String: String], cache: any DerivedKeyCache = KernelKeyring())
+    public static func fromEnvironment(
+        _ environment: [String: String], cache: any DerivedKeyCache = KernelKeyring()
+    )
         throws(VaultError) -> KeyCachePolicy?
     {
         var lifetime = defaultLifetime
@@ -63,10 +65,11 @@ public struct KeyCachePolicy: Sendable {
     /// derived for; the name says nothing readable about the path or the passphrase.
     static func name(path: String, header: VaultFileFormat.Header) -> String {
         let directory = (path as NSString).deletingLastPathComponent
-        let canonical = (realpath(directory.isEmpty ? "." : directory, nil)).map { pointer -> String in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        } ?? directory
+        let canonical =
+            (realpath(directory.isEmpty ? "." : directory, nil)).map { pointer -> String in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? directory
         var input = Array("vault key cache v1\u{0}".utf8)
         input += Array((canonical + "/" + (path as NSString).lastPathComponent).utf8) + [0]
         input += Array(header.kdf.description.utf8) + [0] + header.salt
