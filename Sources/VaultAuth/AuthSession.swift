@@ -92,9 +92,12 @@ public struct AuthSession: Sendable {
 
     /// Stores the settings and the tokens of an interactive sign-in (``BrowserSignIn``,
     /// ``DeviceSignIn``); a stored password, if any, is left as it is.
-    public func adopt(_ tokens: TokenSet, settings: LoginSettings) async throws(AuthError) {
+    /// `locked` runs once the account's lock is held, just before the writes (a command stops
+    /// honouring Ctrl-C there).
+    public func adopt(_ tokens: TokenSet, settings: LoginSettings, locked: @Sendable () -> Void = {}) async throws(AuthError) {
         let items = self.items
         try await withAccountLock { () async throws(AuthError) in
+            locked()
             try await items.saveSettingsData(settings.encoded())
             try await items.saveTokens(tokens)
             try await SilentReauthenticator.clearRejection(items)

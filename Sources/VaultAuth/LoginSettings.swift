@@ -70,6 +70,11 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     /// The OpenID Connect end-session endpoint (RP-initiated logout).
     public var endSessionURL: String?
 
+    /// True when ID tokens are expected and checked: an issuer is known and the scope has `openid`.
+    public var isOpenIDConnect: Bool {
+        issuer != nil && (scope ?? "").split(separator: " ").contains("openid")
+    }
+
     /// True for the grants only a person can complete (browser, device): a dead refresh
     /// token then means ``AuthError/interactionRequired(_:)``.
     public var isInteractive: Bool { grant == .authorizationCode || grant == .device }

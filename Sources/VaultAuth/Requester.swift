@@ -333,6 +333,11 @@ public actor Requester {
         // retried save may have stored them while this refresh waited for it.
         let heldUnstored = state.held.map { !$0.stored } ?? false
         let stored = heldUnstored ? nil : try await account.loadTokens()
+        // Stored tokens that are gone were removed by a logout (which holds this lock too):
+        // refreshing with the ones in memory would log the account back in behind its back.
+        if !heldUnstored, stored == nil {
+            throw .authentication("not logged in to \(account.server) as \(account.account) any more (logged out); run vault login")
+        }
         if let adopted = adoptable(stored, replacing: old) { return (adopted, true) }
         let new = try await refreshOrLogIn(from: stored ?? old)
         return (new, await persist(new))

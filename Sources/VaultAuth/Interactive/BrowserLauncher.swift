@@ -54,6 +54,17 @@ public struct BrowserLauncher: Sendable {
         environment.filter { !$0.key.hasPrefix("VAULT_") && $0.key != "CREDENTIALS_DIRECTORY" }
     }
 
+    /// Marks every open descriptor above the standard three close-on-exec, so the browser
+    /// inherits nothing else: not the loopback listener, not the connection to the provider,
+    /// not a lock. (vault runs no other program, so this costs it nothing.)
+    static func closeOnExec() {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for case let descriptor? in entries.map({ Int32($0) }) where descriptor > 2 {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
     private func spawn(_ command: [String], quiet: Bool) -> Bool {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -65,6 +76,7 @@ public struct BrowserLauncher: Sendable {
         } else {
             posix_spawn_file_actions_adddup2(&actions, 2, 1)
         }
+        Self.closeOnExec()
         let arguments = command.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
         let variables = Self.browserEnvironment(environment).map { strdup("\($0.key)=\($0.value)") } + [nil]

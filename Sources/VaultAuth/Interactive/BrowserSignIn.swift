@@ -32,19 +32,13 @@ public struct BrowserSignIn: Sendable {
 
     /// The authorization request URL for `secrets` and `redirectURI`, keeping any query the endpoint has.
     public func requestURL(_ secrets: AuthorizationSecrets, redirectURI: String) -> URL {
-        var components = URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false) ?? URLComponents()
-        var items = components.queryItems ?? []
-        items += [
-            URLQueryItem(name: "response_type", value: "code"), URLQueryItem(name: "client_id", value: provider.clientID),
-            URLQueryItem(name: "redirect_uri", value: redirectURI), URLQueryItem(name: "state", value: secrets.state),
-            URLQueryItem(name: "code_challenge", value: secrets.codeChallenge),
-            URLQueryItem(name: "code_challenge_method", value: "S256"),
+        var parameters = [
+            ("response_type", "code"), ("client_id", provider.clientID), ("redirect_uri", redirectURI), ("state", secrets.state),
+            ("code_challenge", secrets.codeChallenge), ("code_challenge_method", "S256"),
         ]
-        if let scope = provider.scope { items.append(URLQueryItem(name: "scope", value: scope)) }
-        if openIDConnect { items.append(URLQueryItem(name: "nonce", value: secrets.nonce)) }
-        components.percentEncodedQuery = items.map { "\(FormEncoding.escape($0.name))=\(FormEncoding.escape($0.value ?? ""))" }
-            .joined(separator: "&")
-        return components.url ?? authorizationURL
+        if let scope = provider.scope { parameters.append(("scope", scope)) }
+        if openIDConnect { parameters.append(("nonce", secrets.nonce)) }
+        return QueryString.appending(parameters, to: authorizationURL)
     }
 
     /// Runs the sign-in: `present` gets the URL to open (print it), `open` may open it in a

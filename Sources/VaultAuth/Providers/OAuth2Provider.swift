@@ -190,23 +190,33 @@ public struct OAuth2Provider: AuthProvider {
     /// The response's `id_token` once verified; nil when there is none, or no verifier to check it with
     /// (an unverified ID token is never kept).
     ///
-    /// At sign-in a token that fails a check fails the whole exchange: nothing is stored. With a
-    /// refresh the provider has already rotated the refresh token, so failing the exchange would
-    /// end the session: a token that fails a check is dropped (the session's earlier one stays)
-    /// and a warning logged; only one naming another user, issuer or audience (Core §12.2) fails
-    /// the refresh, as the session is no longer the one the person signed in to.
+    /// At sign-in a token that fails a check fails the whole exchange: nothing is stored; an
+    /// OpenID Connect code exchange (one with a nonce) must bring one. With a refresh the
+    /// provider has already rotated the refresh token, so failing the exchange would end the
+    /// session: a token that is malformed or fails a check (signature, issuer, audience,
+    /// times) is dropped, the session's earlier one stays, and a warning is logged. Only a
+    /// verified token naming another user or other audiences than the session's (Core §12.2)
+    /// fails the refresh: the session is no longer the one the person signed in to.
     private func verifiedIDToken(_ value: Any?, check: IDTokenCheck, previous: TokenSet?) async throws(AuthError) -> Secret? {
-        guard let value, !(value is NSNull) else { return nil }
         guard let idTokenVerifier else { return nil }
-        guard let text = value as? String, TokenCharacters.isAcceptable(text) else {
-            throw IDTokenVerifier.refusal("it is not a compact JWT")
+        guard let value, !(value is NSNull) else {
+            // OpenID Connect Core §3.1.3.3: a code exchange for a request with a nonce (scope
+            // openid) returns an ID token; the device grant and refreshes need not.
+            if case .signIn(.some) = check {
+                throw IDTokenVerifier.refusal("the provider sent none for an OpenID Connect sign-in")
+            }
+            return nil
         }
+        let text = (value as? String).flatMap { TokenCharacters.isAcceptable($0) ? $0 : nil }
         switch check {
         case .signIn(let nonce):
+            guard let text else { throw IDTokenVerifier.refusal("it is not a compact JWT") }
             _ = try await idTokenVerifier.verify(text, nonce: nonce)
+            return Secret(text)
         case .refresh:
             let claims: IDTokenClaims
             do throws(AuthError) {
+                guard let text else { throw IDTokenVerifier.refusal("it is not a compact JWT of at most 16 KiB") }
                 claims = try await idTokenVerifier.verify(text, nonce: nil)
             } catch {
                 logger.warning("the ID token that came with the refresh was not kept (\(error)); the new tokens are")
@@ -215,8 +225,8 @@ public struct OAuth2Provider: AuthProvider {
             if let earlier = previous?.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)) {
                 try IDTokenVerifier.checkContinuity(claims, previous: earlier)
             }
+            return text.map { Secret($0) }
         }
-        return Secret(text)
     }
 
     /// The longest `expires_in` accepted: ten years.
@@ -258,7 +268,7 @@ public struct OAuth2Provider: AuthProvider {
         case .some(let code) where response.status < 500 && response.status != 429:
             return .configuration("\(endpoint) answered \(code)\(detail)", providerCode: code)
         default:
-            let retry = response.header("Retry-After").map { " (retry after \($0) s)" } ?? ""
+            let retry = response.header("Retry-After").map { " (retry after \(TextEscaping.escaped(String($0.prefix(40)))) s)" } ?? ""
             return .server(status: response.status, message: "\(endpoint) failed\(code.map { " with \($0)" } ?? "")\(retry)")
         }
     }

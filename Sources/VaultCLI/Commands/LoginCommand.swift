@@ -166,11 +166,10 @@ struct LoginCommand: AsyncParsableCommand {
                 }
                 let launcher = BrowserLauncher()
                 tokens = try await BrowserSignIn(
-                    provider: oauth, authorizationURL: url, openIDConnect: settings.issuer != nil, timeout: waitLimit
+                    provider: oauth, authorizationURL: url, openIDConnect: settings.isOpenIDConnect, timeout: waitLimit
                 ).run(present: Self.presentAuthorizationURL, open: { launcher.open($0.absoluteString) })
             }
-            Interruption.committing()
-            try await session.adopt(tokens, settings: settings)
+            try await session.adopt(tokens, settings: settings, locked: { Interruption.committing() })
             return tokens
         }
         let who = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)).map { " (signed in: \($0.who))" } ?? ""

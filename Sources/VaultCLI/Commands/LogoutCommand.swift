@@ -14,14 +14,15 @@ struct LogoutCommand: AsyncParsableCommand {
             When the provider has a revocation endpoint (RFC 7009), vault revokes the refresh \
             token, then the access token. The local tokens are deleted even when the provider \
             cannot be told; vault then says so and exits 5. With --end-session the provider's \
-            end-session URL (OpenID Connect RP-initiated logout) is printed on stdout, and opened \
-            like the sign-in URL, to end the browser's session too.
+            end-session URL (OpenID Connect RP-initiated logout) is printed on stdout, to open in \
+            the browser you signed in with (vault does not open it: the ID token in it would be \
+            on the browser's command line).
             """)
 
     @OptionGroup var auth: AuthOptions
     @Flag(help: "Also remove the stored password.")
     var forgetPassword = false
-    @Flag(help: "Also end the provider's browser session: print (and open) its end-session URL.")
+    @Flag(help: "Also end the provider's browser session: print its end-session URL to open.")
     var endSession = false
     @Option(help: ArgumentHelp("Where the provider sends the browser after --end-session.", valueName: "url"))
     var postLogoutRedirectURI: String?
@@ -40,19 +41,19 @@ struct LogoutCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints (and opens) the end-session URL with `id_token_hint`, `client_id` and `post_logout_redirect_uri`.
+    /// Prints the end-session URL with `id_token_hint`, `client_id` and `post_logout_redirect_uri`
+    /// (the endpoint's own query kept as it is). It is not opened: the ID token in it would sit
+    /// in the browser's command line, which other users can read in /proc.
     private func showEndSession(_ report: AuthSession.LogoutReport) throws(AuthError) {
-        guard let endpoint = report.settings?.endSessionURL, var components = URLComponents(string: endpoint) else {
+        guard let endpoint = report.settings?.endSessionURL, let url = URL(string: endpoint) else {
             Terminal.note("the provider has no end-session endpoint; only the local session ended")
             return
         }
-        var items = components.queryItems ?? []
-        if let hint = report.idToken?.utf8String { items.append(URLQueryItem(name: "id_token_hint", value: hint)) }
-        if let client = report.settings?.clientID { items.append(URLQueryItem(name: "client_id", value: client)) }
-        if let postLogoutRedirectURI { items.append(URLQueryItem(name: "post_logout_redirect_uri", value: postLogoutRedirectURI)) }
-        components.queryItems = items
-        guard let url = components.url?.absoluteString else { return }
-        Terminal.print(url)
-        BrowserLauncher().open(url)
+        var parameters: [(String, String)] = []
+        if let hint = report.idToken?.utf8String { parameters.append(("id_token_hint", hint)) }
+        if let client = report.settings?.clientID { parameters.append(("client_id", client)) }
+        if let postLogoutRedirectURI { parameters.append(("post_logout_redirect_uri", postLogoutRedirectURI)) }
+        Terminal.print(QueryString.appending(parameters, to: url).absoluteString)
+        Terminal.note("open this URL in the browser you signed in with to end the provider's session too")
     }
 }
