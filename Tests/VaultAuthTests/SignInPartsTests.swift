@@ -164,36 +164,6 @@ extension SignInPartsTests {
     }
 }
 
-/// One HTTP exchange over a plain socket, byte for byte as written.
-enum RawSocket {
-    struct Refused: Error {}
-
-    static func exchange(port: Int, _ request: String) throws -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Refused() }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Refused() }
-        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
-        var reply = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            reply += buffer[0..<count]
-        }
-        return String(decoding: reply, as: UTF8.self)
-    }
-}
-
 @Suite("What the second attack review found")
 struct SecondReviewTests {
     static let settings: LoginSettings = {
@@ -279,6 +249,7 @@ extension SecondReviewTests {
                     configuration: .init(lock: .directory("\(dir)/locks")))
                 #expect(try await requester.send(live.devsRequest).status == 200)
                 try await account.removeTokens()  // what `vault logout` does, under the same lock
+                let refreshesBefore = live.server.stats.refreshes  // the first send may have refreshed on a loaded machine
                 try await Task.sleep(for: .milliseconds(1100))  // the held access token is now expired
                 do throws(AuthError) {
                     _ = try await requester.send(live.devsRequest)
@@ -287,7 +258,7 @@ extension SecondReviewTests {
                     #expect(error.description.contains("logged out"), "\(error)")
                 }
                 #expect(try await account.loadTokens() == nil, "nothing was stored back")
-                #expect(live.server.stats.refreshes == 0)
+                #expect(live.server.stats.refreshes == refreshesBefore, "no refresh after the logout")
             }
         }
     }

@@ -11,7 +11,7 @@ import VaultTestSupport
 /// filter blocks them; the store's behaviour there is tested with a double (`KeyCacheTests`).
 @Suite(
     "vault lock / unlock: the key cache in the kernel keyring",
-    .disabled(if: KernelKeyring().unavailability != nil, "the kernel refuses key calls here"))
+    .serialized, .disabled(if: KernelKeyring().unavailability != nil, "the kernel refuses key calls here"))
 struct KeyCacheCLITests {
     static let secret = "cached-secret-3c1d"
 
@@ -124,8 +124,8 @@ struct KeyCacheCLITests {
         guard getuid() == 0 else { return }  // switching users needs root; CI runs as root
         try await withTemporaryDirectory("vault-keycache") { dir in
             let vault = Vault(dir: dir)
+            let before = Self.vaultKeyIDs()  // before the save, which keeps the new file's key
             #expect(try await vault.save().status == 0)
-            let before = Self.vaultKeyIDs()
             #expect(try await vault.run(["unlock", "--ttl", "60"], env: vault.withPassphrase).status == 0)
             let created = Self.vaultKeyIDs().subtracting(before)
             let id = try #require(created.first.flatMap { Int($0, radix: 16) }, "the kept key is listed in /proc/keys")

@@ -190,7 +190,7 @@ struct BrowserSignInCLITests {
             #expect(login.err.contains("no sign-in arrived"), "\(login.err)")
             let redirect = try #require(login.err.firstMatch(of: #/redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A([0-9]+)%2Fcallback/#))
             let port = try #require(Int(redirect.1))
-            #expect(!LoopbackPort.accepts(port), "the listener is gone")
+            #expect(!RawSocket.accepts(port), "the listener is gone")
             #expect(try fixture.storedTokens() == nil)
         }
     }
@@ -290,23 +290,6 @@ struct BrowserSignInCLITests {
             #expect(failed.err.contains("could not be told"), "\(failed.err)")
             #expect(try fixture.storedTokens() == nil, "the local tokens are deleted anyway")
         }
-    }
-}
-
-/// Whether something accepts TCP connections on 127.0.0.1:`port`.
-enum LoopbackPort {
-    static func accepts(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return result == 0
     }
 }
 

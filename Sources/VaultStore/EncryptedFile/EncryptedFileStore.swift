@@ -225,10 +225,11 @@ public final class EncryptedFileStore: SecureStore {
         let header = try VaultFileFormat.parseHeader(bytes)
         var keys: VaultKeys
         var source = KeySource.derived
+        let cacheName = keyCache.map { _ in KeyCachePolicy.name(path: path, header: header) }
         if let known = state.keys, state.header == header {
             keys = known
             source = .memory
-        } else if let kept = cachedKeys(for: header) {
+        } else if let kept = cachedKeys(named: cacheName) {
             keys = kept
             source = .keyCache
         } else {
@@ -244,7 +245,7 @@ public final class EncryptedFileStore: SecureStore {
                 throw error
             }
             // A kept key that does not open the file is dropped; the passphrase decides.
-            keyCache?.cache.remove(KeyCachePolicy.name(path: path, header: header))
+            if let cacheName { keyCache?.cache.remove(cacheName) }
             let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: mayAsk)
             keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
             source = .derived
@@ -256,7 +257,9 @@ public final class EncryptedFileStore: SecureStore {
             }
         }
         let items = try ItemCodec.decode(body)
-        if source == .derived { keepInCache(keys, header: header) }
+        if source == .derived, let cacheName, let keyCache {
+            keyCache.cache.store(cacheName, key: keys.masterBytes, lifetime: keyCache.lifetime)
+        }
         state.header = header
         state.keys = keys
         state.snapshotBytes = bytes
@@ -273,18 +276,16 @@ public final class EncryptedFileStore: SecureStore {
         state.header = nil
     }
 
-    /// The keys the cache keeps for a file with `header` at ``path``, if any.
-    private func cachedKeys(for header: VaultFileFormat.Header) -> VaultKeys? {
-        guard let keyCache, let master = keyCache.cache.load(KeyCachePolicy.name(path: path, header: header)), master.count == 32
-        else { return nil }
+    /// The keys the cache keeps under `name`, if any.
+    private func cachedKeys(named name: String?) -> VaultKeys? {
+        guard let keyCache, let name, let master = keyCache.cache.load(name), master.count == 32 else { return nil }
         return VaultKeys(master: SymmetricKey(data: master))
     }
 
     /// Keeps `keys` in the cache (when there is one) for the policy's lifetime.
-    private func keepInCache(_ keys: VaultKeys, header: VaultFileFormat.Header, lifetime: Int? = nil) {
+    private func keepInCache(_ keys: VaultKeys, header: VaultFileFormat.Header) {
         guard let keyCache else { return }
-        keyCache.cache.store(
-            KeyCachePolicy.name(path: path, header: header), key: keys.masterBytes, lifetime: lifetime ?? keyCache.lifetime)
+        keyCache.cache.store(KeyCachePolicy.name(path: path, header: header), key: keys.masterBytes, lifetime: keyCache.lifetime)
     }
 
     // MARK: - The key cache (`vault lock`, `vault unlock`)

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+
+/// Plain TCP on 127.0.0.1, byte for byte as written: for tests of listeners that must see
+/// exactly what a hostile client sends (duplicate headers, odd paths).
+public enum RawSocket {
+    /// Nothing accepted the connection.
+    public struct Refused: Error {}
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    public static func accepts(_ port: Int) -> Bool {
+        guard let descriptor = try? connect(port) else { return false }
+        close(descriptor)
+        return true
+    }
+
+    /// Sends `request` and returns everything the peer answers until it closes (5 s read bound).
+    public static func exchange(port: Int, _ request: String) throws -> String {
+        let descriptor = try connect(port)
+        defer { close(descriptor) }
+        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        var reply = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            reply += buffer[0..<count]
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+
+    private static func connect(_ port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Refused() }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw Refused()
+        }
+        return descriptor
+    }
+}
