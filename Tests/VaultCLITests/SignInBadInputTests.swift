@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// Bad input to the sign-in and key-cache commands: one line on stderr, the documented exit
+/// code, nothing stored, no network needed.
+@Suite("Bad input to login, whoami, unlock and the key cache")
+struct SignInBadInputTests {
+    func run(_ arguments: [String], env extra: [String: String] = [:]) async throws -> (ProcessResult, String) {
+        try await withTemporaryDirectory("vault-badinput") { dir in
+            var env = VaultProcess.fileBackendEnvironment(home: dir, file: "\(dir)/v.db", passphrase: "p")
+            env.merge(extra) { $1 }
+            let result = try await VaultProcess.vaultAsync(arguments, environment: env)
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/v.db"), "nothing stored")
+            return (result, dir)
+        }
+    }
+
+    @Test(
+        "each is refused with exit 2 and one line",
+        arguments: [
+            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oidc", "--client-id", "c"], "needs --issuer"),
+            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oidc", "--issuer", "https://id.example.com"],
+             "needs --client-id"),
+            (["login", "--server", "https://api.example.com", "--account", "a", "--device"], "need --provider oidc or oauth2"),
+            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oauth2", "--device", "--grant", "password",
+              "--token-url", "https://id.example.com/t", "--client-id", "c"], "contradict"),
+            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oidc", "--issuer", "http://id.example.com",
+              "--client-id", "c"], "refusing plain http"),
+            (["unlock", "--ttl", "0"], "--ttl must be"),
+        ])
+    func refused(arguments: [String], message: String) async throws {
+        let (result, _) = try await run(arguments)
+        #expect(result.status == 2, "\(result.err)")
+        #expect(result.err.contains(message), "\(result.err)")
+        #expect(result.err.split(separator: "\n").count == 1 && result.out.isEmpty)
+    }
+
+    @Test("a VAULT_KEY_CACHE_TTL that is not whole seconds up to a week: exit 2, one line")
+    func badTTL() async throws {
+        let (result, _) = try await run(["list"], env: ["VAULT_KEY_CACHE_TTL": "ten"])
+        #expect(result.status == 2 && result.err.contains("VAULT_KEY_CACHE_TTL must be"), "\(result.err)")
+        #expect(result.err.split(separator: "\n").count == 1)
+    }
+
+    @Test("whoami for an account never logged in: exit 3, 'run vault login'")
+    func whoamiNotLoggedIn() async throws {
+        let (result, _) = try await run(["whoami", "--server", "https://api.example.com", "--account", "a"])
+        #expect(result.status == 3 && result.err.contains("run vault login"), "\(result.err)")
+        #expect(result.out.isEmpty)
+    }
+}
