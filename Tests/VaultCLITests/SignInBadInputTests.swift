@@ -19,19 +19,17 @@ struct SignInBadInputTests {
         }
     }
 
-    @Test(
-        "each is refused with exit 2 and one line",
-        arguments: [
-            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oidc", "--client-id", "c"], "needs --issuer"),
-            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oidc", "--issuer", "https://id.example.com"],
-             "needs --client-id"),
-            (["login", "--server", "https://api.example.com", "--account", "a", "--device"], "need --provider oidc or oauth2"),
-            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oauth2", "--device", "--grant", "password",
-              "--token-url", "https://id.example.com/t", "--client-id", "c"], "contradict"),
-            (["login", "--server", "https://api.example.com", "--account", "a", "--provider", "oidc", "--issuer", "http://id.example.com",
-              "--client-id", "c"], "refusing plain http"),
-            (["unlock", "--ttl", "0"], "--ttl must be"),
-        ])
+    static let login = ["login", "--server", "https://api.example.com", "--account", "a"]
+    static let cases: [([String], String)] = [
+        (login + ["--provider", "oidc", "--client-id", "c"], "needs --issuer"),
+        (login + ["--provider", "oidc", "--issuer", "https://id.example.com"], "needs --client-id"),
+        (login + ["--device"], "need --provider oidc or oauth2"),
+        (login + ["--provider", "oauth2", "--device", "--grant", "password", "--token-url", "https://id.example.com/t"], "contradict"),
+        (login + ["--provider", "oidc", "--issuer", "http://id.example.com", "--client-id", "c"], "refusing plain http"),
+        (["unlock", "--ttl", "0"], "--ttl must be"),
+    ]
+
+    @Test("each is refused with exit 2 and one line", arguments: cases)
     func refused(arguments: [String], message: String) async throws {
         let (result, _) = try await run(arguments)
         #expect(result.status == 2, "\(result.err)")
