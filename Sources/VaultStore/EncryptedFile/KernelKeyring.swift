@@ -2,8 +2,14 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import CLinuxKeyring
-import Foundation
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The Linux kernel's user keyring (keyrings(7)) as a ``DerivedKeyCache``: keys of type
 /// `user` in the keyring of the calling user (shared by that user's processes: a shell, a

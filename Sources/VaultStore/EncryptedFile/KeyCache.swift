@@ -2,7 +2,13 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Crypto
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Where derived vault keys may be kept between processes, so that only the first process
 /// pays for scrypt (as `ssh-agent`, `gpg-agent` and `sudo` spare people the slow step).
@@ -64,16 +70,24 @@ public struct KeyCachePolicy: Sendable {
     /// passphrase (a new salt) gets a new name, so a key is never tried on a file it was not
     /// derived for; the name says nothing readable about the path or the passphrase.
     static func name(path: String, header: VaultFileFormat.Header) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? ""
+        let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let canonical =
-            (realpath(directory.isEmpty ? "." : directory, nil)).map { pointer -> String in
+            (realpath(directory.isEmpty ? (slash == nil ? "." : "/") : directory, nil)).map { pointer -> String in
                 defer { free(pointer) }
                 return String(cString: pointer)
             } ?? directory
         var input = Array("vault key cache v1\u{0}".utf8)
-        input += Array((canonical + "/" + (path as NSString).lastPathComponent).utf8) + [0]
+        input += Array((canonical + "/" + file).utf8) + [0]
         input += Array(header.kdf.description.utf8) + [0] + header.salt
         let digest = SHA256.hash(data: input)
-        return "vault:" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "vault:" + hexadecimal(digest.prefix(16))
+    }
+
+    /// `bytes` as lower-case hexadecimal digits.
+    private static func hexadecimal(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
     }
 }

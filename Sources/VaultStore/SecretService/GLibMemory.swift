@@ -44,7 +44,15 @@ struct GLibError: Sendable {
     var isVanishedItem: Bool {
         (domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue))
             || isDBusError(G_DBUS_ERROR_UNKNOWN_OBJECT, G_DBUS_ERROR_UNKNOWN_METHOD, G_DBUS_ERROR_UNKNOWN_INTERFACE)
-            || message.contains("No such secret item") || message.contains("No such object path")
+            || Self.saysItemVanished(message)
+    }
+
+    /// True for the words services use for an object that is not there (any more): libsecret's,
+    /// KeePassXC's, and GNOME Keyring's (`Object does not exist at path`, `...Error.NoSuchObject`).
+    /// Also used on a message already turned into a `VaultError`.
+    static func saysItemVanished(_ message: String) -> Bool {
+        ["No such secret item", "No such object path", "No such interface", "NoSuchObject", "Object does not exist at path"]
+            .contains { message.contains($0) }
     }
 
     /// True when libsecret says the item or collection is locked.
@@ -54,13 +62,6 @@ struct GLibError: Sendable {
 }
 
 enum GLibMemory {
-    /// Copies a `gchar *` that we own into a String and frees it with `g_free`.
-    static func takeString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
-        guard let pointer else { return nil }
-        defer { g_free(pointer) }
-        return String(cString: pointer)
-    }
-
     /// A new `GHashTable` of UTF-8 string keys and values, each a `g_strdup` copy the
     /// table frees. The caller owns the table (one reference; `g_hash_table_unref`).
     static func newStringTable(_ entries: [String: String]) -> OpaquePointer {
@@ -78,31 +79,5 @@ enum GLibMemory {
         let table = newStringTable(entries)
         defer { g_hash_table_unref(table) }
         return try body(table)
-    }
-
-    /// Copies a `GHashTable` of UTF-8 strings into a dictionary; the table is not freed.
-    static func stringDictionary(_ table: OpaquePointer) -> [String: String] {
-        var result: [String: String] = [:]
-        var iterator = GHashTableIter()
-        g_hash_table_iter_init(&iterator, table)
-        var key: gpointer? = nil
-        var value: gpointer? = nil
-        while g_hash_table_iter_next(&iterator, &key, &value) != 0 {
-            guard let key, let value else { continue }
-            result[String(cString: key.assumingMemoryBound(to: CChar.self))] =
-                String(cString: value.assumingMemoryBound(to: CChar.self))
-        }
-        return result
-    }
-
-    /// The `data` pointers of a `GList`, in order; the list is not freed.
-    static func elements(of list: UnsafeMutablePointer<GList>?) -> [gpointer] {
-        var result: [gpointer] = []
-        var node = list
-        while let current = node {
-            if let data = current.pointee.data { result.append(data) }
-            node = current.pointee.next
-        }
-        return result
     }
 }

@@ -57,32 +57,21 @@ struct OpenCollection {
 
     // MARK: Items
 
-    /// Every item of the collection (its `Items`, loaded by libsecret), or nil when it has
-    /// none; the caller frees the list with `g_list_free_full(list, g_object_unref)`.
-    func allItems() throws(VaultError) -> UnsafeMutablePointer<GList>? {
+    /// Runs `body` with a libsecret proxy of the item at `path` (for writing its secret
+    /// through libsecret's encrypted session); the proxy lives until `body` returns.
+    func withItemProxy<R>(
+        _ path: String, cancellable: UnsafeMutablePointer<GCancellable>, _ body: (UnsafeMutablePointer<SecretItem>) throws(VaultError) -> R
+    ) throws(VaultError) -> R {
         var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
+        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error) else {
             throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-        // An item another client deletes while libsecret loads the items fails the whole
-        // load: load again (bounded), as a search does.
-        var attempt = 0
-        while true {
-            attempt += 1
-            if let collection = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_LOAD_ITEMS, nil, &error) {
-                defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-                if GLibError.take(&error) == nil {
-                    // Items outside `path` (the alias moved meanwhile) are dropped by the caller's filter.
-                    return secret_collection_get_items(collection)
-                }
-            }
-            let failure = GLibError.take(&error)
-            guard let failure, failure.isVanishedItem, attempt < 20 else {
-                throw self.failure(failure, doing: "read the items of \(path)")
-            }
-            usleep(UInt32(5_000 * min(attempt, 10)))
+        guard let item = secret_item_new_for_dbus_path_sync(service, path, SECRET_ITEM_NONE, cancellable, &error) else {
+            throw failure(GLibError.take(&error), doing: "open the item")
         }
+        defer { g_object_unref(UnsafeMutableRawPointer(item)) }
+        return try body(item)
     }
 
     /// Asks the service to let this client use `items` (KeePassXC's access confirmation),

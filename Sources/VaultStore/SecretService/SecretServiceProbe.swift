@@ -23,9 +23,9 @@ import Synchronization
 ///   separate thread, and gives up when `timeout` has passed (a bus address that points
 ///   at nothing fails at once; one that never answers is abandoned at the deadline).
 ///
-/// When the address is the process's own `DBUS_SESSION_BUS_ADDRESS`, the probe uses
-/// GLib's shared session connection, which libsecret then reuses; else it opens (and
-/// closes) a private connection.
+/// When the address is the process's own `DBUS_SESSION_BUS_ADDRESS`, the probe uses the
+/// shared connection (`SessionBus`), which the store and libsecret then reuse; else it
+/// opens (and closes) a private connection.
 public enum SecretServiceProbe {
     /// The environment variable that names the session bus.
     public static let busAddressVariable = "DBUS_SESSION_BUS_ADDRESS"
@@ -95,7 +95,11 @@ public enum SecretServiceProbe {
         var error: UnsafeMutablePointer<GError>? = nil
         let connection: OpaquePointer?
         if shared {
-            connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error)
+            do throws(GLibError) {
+                connection = try SessionBus.connection()
+            } catch {
+                return (false, "the session bus at \(address) does not answer (\(error.message))")
+            }
         } else {
             let flags = GDBusConnectionFlags(
                 G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue

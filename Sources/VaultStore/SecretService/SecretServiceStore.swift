@@ -102,27 +102,34 @@ public final class SecretServiceStore: SecureStore {
     }
 
     private func saveOnce(_ credential: Credential, key: CredentialKey, in collection: OpenCollection) throws(VaultError) {
-        try withApprovedItems(matching: key, in: collection) { (items) throws(VaultError) in
-            let value = Self.newValue(credential.secret)
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            let target = items.filter { $0.shape != .legacy }.preferred
+        let items = try approvedItems(matching: key, in: collection)
+        let value = Self.newValue(credential.secret)
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        let target = items.filter { $0.shape != .legacy }.preferred
+        // libsecret's calls (the item's proxy, the encrypted session, the write) within
+        // vault's bound, not D-Bus's default 25 s.
+        let bound = BoundedCall.bound(calls: 5, of: callTimeoutMilliseconds)
+        let timedOut = { VaultError.backendUnavailable("the Secret Service does not answer (could not store the secret within \(bound) ms)") }
+        try BoundedCall.run(milliseconds: bound, timedOut: timedOut) { (cancellable) throws(VaultError) in
             if let target {
-                try collection.check("store the secret") { error in secret_item_set_secret_sync(target.item, value, nil, &error) }
-                if target.label != credential.label {
-                    try collection.check("set the label") { error in
-                        secret_item_set_label_sync(target.item, credential.label, nil, &error)
+                try collection.withItemProxy(target.path, cancellable: cancellable) { (item) throws(VaultError) in
+                    try collection.check("store the secret") { error in secret_item_set_secret_sync(item, value, cancellable, &error) }
+                    if target.label != credential.label {
+                        try collection.check("set the label") { error in
+                            secret_item_set_label_sync(item, credential.label, cancellable, &error)
+                        }
                     }
                 }
             } else {
-                try Self.create(credential, key: key, value: value, in: collection)
+                try Self.create(credential, key: key, value: value, in: collection, cancellable: cancellable)
             }
-            for other in items where other.item != target?.item {
-                do throws(VaultError) {
-                    try collection.delete(other, doing: "remove an older item of the same key (the new secret is saved)")
-                } catch {
-                    // Housekeeping only: the new secret is stored and `load` prefers it.
-                    guard case .notApproved = error else { throw error }
-                }
+        }
+        for other in items where other.path != target?.path {
+            do throws(VaultError) {
+                try collection.delete(other, doing: "remove an older item of the same key (the new secret is saved)")
+            } catch {
+                // Housekeeping only: the new secret is stored and `load` prefers it.
+                guard case .notApproved = error else { throw error }
             }
         }
     }
@@ -130,7 +137,7 @@ public final class SecretServiceStore: SecureStore {
     /// True for the failure of a call on an item that another client deleted meanwhile.
     private static func isVanishedItemError(_ error: VaultError) -> Bool {
         guard case .backendUnavailable(let why) = error else { return false }
-        return why.contains("No such object path") || why.contains("No such secret item") || why.contains("No such interface")
+        return GLibError.saysItemVanished(why)
     }
 
     /// Validates the key, then reads the secret of the key's best, newest item; nil when the key has none.
@@ -139,21 +146,19 @@ public final class SecretServiceStore: SecureStore {
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
         let key = try key.validated()
         return try withCollection { (collection) throws(VaultError) -> Credential? in
-            try withApprovedItems(matching: key, in: collection) { (items) throws(VaultError) -> Credential? in
-                guard let best = items.preferred else { return nil }
-                var error: UnsafeMutablePointer<GError>? = nil
-                guard let value = secret_retrievable_retrieve_secret_sync(best.retrievable, nil, &error) else {
-                    throw collection.failure(GLibError.take(&error), doing: "read the secret")
+            // An item another client deletes between the search and the read is searched
+            // for again (bounded): the key's other item, or none (not found).
+            var attempt = 0
+            while true {
+                attempt += 1
+                guard let best = try approvedItems(matching: key, in: collection).preferred else { return nil }
+                do throws(GLibError) {
+                    let bytes = try ItemCalls.secret(
+                        of: best.path, connection: collection.connection, timeoutMilliseconds: callTimeoutMilliseconds)
+                    return Credential(key: key, secret: Secret(bytes: bytes), label: best.label)
+                } catch {
+                    guard error.isVanishedItem, attempt < 5 else { throw collection.failure(error, doing: "read the secret") }
                 }
-                defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-                var length: gsize = 0
-                let bytes: [UInt8]
-                if let pointer = secret_value_get(value, &length) {
-                    bytes = Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
-                } else {
-                    bytes = []
-                }
-                return Credential(key: key, secret: Secret(bytes: bytes), label: best.label)
             }
         }
     }
@@ -165,10 +170,8 @@ public final class SecretServiceStore: SecureStore {
         let key = try key.validated()
         try withCollection { (collection) throws(VaultError) in
             // Deleting needs no access to the secret; a deletion may need a confirmation.
-            try withItems(matching: key, in: collection) { (items) throws(VaultError) in
-                for item in items {
-                    try collection.delete(item, doing: "remove the item")
-                }
+            for item in try items(matching: key, in: collection) {
+                try collection.delete(item, doing: "remove the item")
             }
         }
     }
@@ -177,10 +180,9 @@ public final class SecretServiceStore: SecureStore {
     /// asked for). See ``SecureStore/list(server:)``.
     public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
         try withCollection { (collection) throws(VaultError) -> [CredentialInfo] in
-            try withItems(matching: nil, in: collection) { (items) throws(VaultError) -> [CredentialInfo] in
-                let byKey = Dictionary(grouping: items.filter { server == nil || $0.key.server == server }, by: \.key)
-                return byKey.compactMap { key, items in items.preferred.map { CredentialInfo(key: key, label: $0.label) } }.sorted()
-            }
+            let items = try items(matching: nil, in: collection)
+            let byKey = Dictionary(grouping: items.filter { server == nil || $0.key.server == server }, by: \.key)
+            return byKey.compactMap { key, items in items.preferred.map { CredentialInfo(key: key, label: $0.label) } }.sorted()
         }
     }
 
@@ -191,9 +193,11 @@ public final class SecretServiceStore: SecureStore {
     /// prompt policy allows it, else throws `locked` at once; a missing default collection
     /// throws `backendUnavailable` (none is ever created).
     private func withCollection<R>(_ body: (OpenCollection) throws(VaultError) -> R) throws(VaultError) -> R {
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
-            throw Self.failure(GLibError.take(&error), doing: "connect to the session bus")
+        let connection: OpaquePointer
+        do throws(GLibError) {
+            connection = try SessionBus.connection()
+        } catch {
+            throw Self.failure(error, doing: "connect to the session bus")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
         let collection = OpenCollection(
@@ -225,128 +229,71 @@ public final class SecretServiceStore: SecureStore {
         return path
     }
 
-    /// Runs `body` with the items of `key`, after making sure vault may use them: an item
-    /// the service reports locked inside an unlocked collection is one whose access it has
-    /// not approved (KeePassXC's "Confirm when passwords are retrieved by clients"). Its
+    /// The items of `key`, after making sure vault may use them: an item the service
+    /// reports locked inside an unlocked collection is one whose access it has not
+    /// approved (KeePassXC's "Confirm when passwords are retrieved by clients"). Its
     /// approval is asked through the service's prompt when the policy allows, and the
     /// items are searched again; else `notApproved` is thrown and nothing is changed.
-    private func withApprovedItems<R>(
-        matching key: CredentialKey, in collection: OpenCollection, _ body: ([FoundItem]) throws(VaultError) -> R
-    ) throws(VaultError) -> R {
-        let locked = try withItems(matching: key, in: collection) { (items) throws(VaultError) -> [FoundItem] in
-            items.filter { secret_item_get_locked($0.item) != 0 }
+    private func approvedItems(matching key: CredentialKey, in collection: OpenCollection) throws(VaultError) -> [FoundItem] {
+        let items = try items(matching: key, in: collection)
+        let locked = items.filter(\.locked)
+        guard !locked.isEmpty else { return items }
+        try collection.approveAccess(to: locked)
+        let again = try self.items(matching: key, in: collection)
+        if let still = again.first(where: \.locked) {
+            throw collection.accessRefused(to: still, "the item is still locked after the approval")
         }
-        if !locked.isEmpty {
-            try collection.approveAccess(to: locked)
-        }
-        return try withItems(matching: key, in: collection) { (items) throws(VaultError) -> R in
-            if let still = items.first(where: { secret_item_get_locked($0.item) != 0 }) {
-                throw collection.accessRefused(to: still, "the item is still locked after the approval")
-            }
-            return try body(items)
-        }
+        return again
     }
 
     // MARK: Items
 
-    /// An item of a key that a search found, borrowed from the search result list.
+    /// An item of a key that a search found.
     struct FoundItem {
-        var retrievable: OpaquePointer
-        var item: UnsafeMutablePointer<SecretItem>
         var path: String
         var key: CredentialKey
         var shape: ItemShape
         var label: String
         var modified: UInt64
+        /// True when the service has not approved vault's access to it.
+        var locked: Bool
     }
 
-    /// Finds the items of `key` in `collection` (nil: of every key) and runs `body` with
-    /// them; the items live until `body` returns. A key's items are found by searching the
-    /// service for its attributes (never matching the schema name, never unlocking, never
-    /// loading secrets); every item is found by enumerating the collection's `Items`, since
-    /// not every service answers a search without attributes (KeePassXC answers nothing).
-    /// Only items of exactly that key (or of any key: `ItemShape.classify`) are kept.
-    private func withItems<R>(
-        matching key: CredentialKey?, in collection: OpenCollection,
-        _ body: ([FoundItem]) throws(VaultError) -> R
-    ) throws(VaultError) -> R {
-        var lists: [UnsafeMutablePointer<GList>] = []
-        defer { for list in lists { g_list_free_full(list, g_object_unref) } }
-        if let key {
-            for attributes in ItemShape.searches(for: key) {
-                if let list = try Self.searchRetrying(attributes, kind: key.kind) { lists.append(list) }
+    /// The items of `key` in `collection` (nil: of every key). A key's items are found by
+    /// searching the service for its attributes (never matching the schema name, never
+    /// unlocking, never loading secrets); every item is found by the collection's `Items`,
+    /// since not every service answers a search without attributes (KeePassXC answers
+    /// nothing). Only items of exactly that key (or of any key: `ItemShape.classify`) in
+    /// `collection` are kept; an item deleted meanwhile by another client is left out.
+    private func items(matching key: CredentialKey?, in collection: OpenCollection) throws(VaultError) -> [FoundItem] {
+        var paths: [String] = []
+        do throws(GLibError) {
+            if let key {
+                for attributes in ItemShape.searches(for: key) {
+                    paths += try ItemCalls.search(attributes, connection: collection.connection, timeoutMilliseconds: callTimeoutMilliseconds)
+                }
+            } else {
+                paths = try ItemCalls.items(
+                    ofCollection: collection.path, connection: collection.connection, timeoutMilliseconds: callTimeoutMilliseconds)
             }
-        } else if let list = try collection.allItems() {
-            lists.append(list)
+        } catch {
+            throw collection.failure(error, doing: key == nil ? "read the items of \(collection.path)" : "search the keyring")
         }
+        let prefix = collection.path + "/"
         var seen: Set<String> = []
         var items: [FoundItem] = []
-        for list in lists {
-            for item in Self.items(in: list, collection: collection.path)
-            where (key == nil || item.key == key) && seen.insert(item.path).inserted {
-                items.append(item)
+        for path in paths where path.hasPrefix(prefix) && seen.insert(path).inserted {
+            let properties: ItemProperties?
+            do throws(GLibError) {
+                properties = try ItemCalls.properties(of: path, connection: collection.connection, timeoutMilliseconds: callTimeoutMilliseconds)
+            } catch {
+                throw collection.failure(error, doing: "read the properties of an item")
             }
-        }
-        return try body(items)
-    }
-
-    /// One search by `attributes` (empty: every item); the caller frees the list. An item
-    /// that another client deletes between SearchItems and libsecret's loading of its
-    /// properties fails the whole search: search again (bounded).
-    private static func searchRetrying(_ attributes: [String: String], kind: ItemKind?) throws(VaultError) -> UnsafeMutablePointer<GList>? {
-        try GLibMemory.withStringTable(attributes) { (table) throws(VaultError) -> UnsafeMutablePointer<GList>? in
-            var attempt = 0
-            while true {
-                attempt += 1
-                do throws(GLibError) {
-                    return try search(table: table, kind: kind)
-                } catch {
-                    if error.isVanishedItem && attempt < 20 {
-                        usleep(UInt32(5_000 * min(attempt, 10)))
-                        continue
-                    }
-                    throw failure(error, doing: "search the keyring")
-                }
-            }
-        }
-    }
-
-    /// One search; the caller frees the list.
-    private static func search(table: OpaquePointer, kind: ItemKind?) throws(GLibError) -> UnsafeMutablePointer<GList>? {
-        var error: UnsafeMutablePointer<GError>? = nil
-        // Its kind's schema (validated, name not matched), like secret_password_searchv_sync.
-        let schema = kind.map { LibSecretSchema.schema(for: $0).pointer }
-        let list = secret_service_search_sync(nil, schema, table, SECRET_SEARCH_ALL, nil, &error)
-        if let failure = GLibError.take(&error) {
-            if let list { g_list_free_full(list, g_object_unref) }
-            throw failure
-        }
-        return list
-    }
-
-    /// The items of a search result that live in `collection` and are items of some key.
-    private static func items(in list: UnsafeMutablePointer<GList>?, collection: String) -> [FoundItem] {
-        let prefix = collection + "/"
-        var items: [FoundItem] = []
-        for element in GLibMemory.elements(of: list) {
-            let instance = element.assumingMemoryBound(to: GTypeInstance.self)
-            // The D-Bus backend returns SecretItem proxies; anything else is not ours to touch.
-            guard g_type_check_instance_is_a(instance, secret_item_get_type()) != 0 else { continue }
-            let item = element.assumingMemoryBound(to: SecretItem.self)
-            let proxy = element.assumingMemoryBound(to: GDBusProxy.self)
-            guard let rawPath = g_dbus_proxy_get_object_path(proxy) else { continue }
-            let path = String(cString: rawPath)
-            guard path.hasPrefix(prefix) else { continue }
-            let retrievable = OpaquePointer(element)
-            guard let table = secret_retrievable_get_attributes(retrievable) else { continue }
-            let attributes = GLibMemory.stringDictionary(table)
-            g_hash_table_unref(table)
-            guard let match = ItemShape.classify(attributes) else { continue }
+            guard let properties, let match = ItemShape.classify(properties.attributes), key == nil || match.key == key else { continue }
             items.append(
                 FoundItem(
-                    retrievable: retrievable, item: item, path: path, key: match.key, shape: match.shape,
-                    label: GLibMemory.takeString(secret_retrievable_get_label(retrievable)) ?? "",
-                    modified: UInt64(secret_retrievable_get_modified(retrievable))))
+                    path: path, key: match.key, shape: match.shape, label: properties.label, modified: properties.modified,
+                    locked: properties.locked))
         }
         return items
     }
@@ -355,15 +302,16 @@ public final class SecretServiceStore: SecureStore {
     /// collection's object path (no collection is ever created). Never "replace": GNOME Keyring's replace deletes
     /// every item whose attributes include the new item's, i.e. the neighbours.
     private static func create(
-        _ credential: Credential, key: CredentialKey, value: OpaquePointer, in open: OpenCollection
+        _ credential: Credential, key: CredentialKey, value: OpaquePointer, in open: OpenCollection,
+        cancellable: UnsafeMutablePointer<GCancellable>
     ) throws(VaultError) {
         let collection = open.path
         var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
+        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error) else {
             throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-        guard let proxy = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, nil, &error) else {
+        guard let proxy = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, cancellable, &error) else {
             throw failure(GLibError.take(&error), doing: "open the default collection")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(proxy)) }
@@ -375,7 +323,7 @@ public final class SecretServiceStore: SecureStore {
             var error: UnsafeMutablePointer<GError>? = nil
             let item = secret_item_create_sync(
                 proxy, LibSecretSchema.schema(for: key.kind).pointer, table, credential.label, value,
-                SECRET_ITEM_CREATE_NONE, nil, &error)
+                SECRET_ITEM_CREATE_NONE, cancellable, &error)
             let failure = GLibError.take(&error)
             guard let item, failure == nil else {
                 if let item { g_object_unref(UnsafeMutableRawPointer(item)) }
