@@ -3,7 +3,10 @@ import PackageDescription
 
 /// vault: credentials kept safe, programs kept logged in.
 ///
-/// Import direction: VaultCLI -> VaultAuth -> VaultStore -> CLibSecret.
+/// Import direction: VaultCLI -> VaultStoreCLI -> VaultStore -> CLibSecret, and
+/// VaultCLI -> VaultAuth -> VaultStore. Two executables: `vault` (VaultStoreCLI: the store
+/// commands, without networking, so it starts like `secret-tool`) runs `vault-auth`
+/// (VaultCLI: every command, the sign-in ones among them) for the commands it does not have.
 /// AuthServer (the reference auth API) depends on none of the client modules.
 let package = Package(
     name: "vault",
@@ -12,6 +15,7 @@ let package = Package(
         .library(name: "VaultStore", targets: ["VaultStore"]),
         .library(name: "VaultAuth", targets: ["VaultAuth"]),
         .executable(name: "vault", targets: ["vault"]),
+        .executable(name: "vault-auth", targets: ["vault-auth"]),
         .executable(name: "vault-auth-server", targets: ["vault-auth-server"]),
     ],
     dependencies: [
@@ -55,16 +59,24 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The store commands and what every command shares; no networking, no Foundation.
+        .target(
+            name: "VaultStoreCLI",
+            dependencies: ["VaultStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Every command: the store commands and the sign-in ones (login, token, request...).
         .target(
             name: "VaultCLI",
             dependencies: [
                 "VaultStore",
+                "VaultStoreCLI",
                 "VaultAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "vault", dependencies: ["VaultCLI"]),
+        .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"]),
+        .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"]),
         .target(
             name: "AuthServer",
             dependencies: [
@@ -97,7 +109,10 @@ let package = Package(
         .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore", "VaultTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "VaultCLITests",
-            dependencies: ["VaultStore", "VaultAuth", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth-server"]),
+            dependencies: [
+                "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth",
+                "vault-auth-server",
+            ]),
         .testTarget(
             name: "VaultAuthTests",
             dependencies: ["VaultAuth", "AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import VaultAuth
 import VaultStore
+import VaultStoreCLI
 
 /// `--server URL --account A` for the re-auth commands, and what they need to build an
 /// `AuthSession`: the store, an HTTP transport and the cross-process lock directory.

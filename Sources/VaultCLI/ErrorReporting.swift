@@ -3,19 +3,7 @@
 
 import ArgumentParser
 import VaultAuth
-import VaultStore
-
-// Where a command's error becomes one line on stderr and the exit code `ExitStatus` gives it.
-
-/// Runs `body`; a `VaultError` becomes one line on stderr and its exit code.
-func reportingErrors(_ body: () throws(VaultError) -> Void) throws(ExitCode) {
-    do {
-        try body()
-    } catch {
-        Terminal.note(error.description)
-        throw ExitCode(ExitStatus.of(error))
-    }
-}
+import VaultStoreCLI
 
 /// Runs `body`; an `AuthError` becomes one line on stderr and its exit code.
 func reportingAuthErrors(_ body: () async throws(AuthError) -> Void) async throws(ExitCode) {

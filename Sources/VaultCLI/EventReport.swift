@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import VaultAuth
+import VaultStoreCLI
 
 /// One readable line per Requester event, on stderr: with `--verbose` every event,
 /// else only warnings (tokens that could not be stored).

@@ -4,6 +4,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import VaultStoreCLI
 
 /// Ctrl-C (or SIGTERM) during a sign-in that waits for a person: one line, and exit 130
 /// (143 for SIGTERM), the shell's codes. Nothing is stored before the sign-in completes,

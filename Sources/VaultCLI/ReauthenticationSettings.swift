@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import VaultStoreCLI
 
 /// `VAULT_REAUTH_COOLDOWN` (seconds, default 300): how long a rejected stored password
 /// is not tried again.

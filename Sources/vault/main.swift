@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import VaultCLI
+import VaultStoreCLI
 
-await VaultCommand.runAndExit()
+StoreCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -5,6 +5,7 @@ import Testing
 import VaultAuth
 import VaultCLI
 import VaultStore
+import VaultStoreCLI
 
 /// Every library error maps to the exit code the README's table gives it, in one place.
 @Suite struct ExitStatusTests {

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import VaultAuth
 import VaultStore
+import VaultStoreCLI
 
 extension LoginSettings.ProviderKind: ExpressibleByArgument {}
 extension LoginSettings.Grant: ExpressibleByArgument {}

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import VaultAuth
 import VaultStore
+import VaultStoreCLI
 
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@
 import ArgumentParser
 import VaultAuth
 import VaultStore
+import VaultStoreCLI
 
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

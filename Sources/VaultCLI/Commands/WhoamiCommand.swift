@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import VaultAuth
 import VaultStore
+import VaultStoreCLI
 
 struct WhoamiCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

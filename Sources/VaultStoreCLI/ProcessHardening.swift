@@ -1,20 +1,37 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Keeps secrets in this process's memory out of core files and out of other
 /// processes' reach: no core dump is written when `vault` crashes (`RLIMIT_CORE` 0), and
 /// the process is not dumpable (`PR_SET_DUMPABLE` 0), so other processes of the same
 /// user cannot attach to it or read its memory through `/proc`. A standard descriptor
 /// the caller closed (`vault load >&-`) is held by `/dev/null` opened read-only, so no file
-/// vault opens can become "standard output" and a write there fails instead.
-enum ProcessHardening {
-    static func apply() {
+/// vault opens can become "standard output" and a write there fails instead. No signal
+/// stays blocked: a parent that starts vault from a thread that blocks signals (a thread
+/// pool's worker) would otherwise leave it deaf to Ctrl-C and `kill` at a prompt.
+package enum ProcessHardening {
+    package static func apply() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
         setNotDumpable()
         holdClosedStandardDescriptors()
+        unblockSignals()
+    }
+
+    /// Empties the signal mask inherited through `exec` (dispositions are left alone: a
+    /// signal the parent ignores, as `nohup` does, stays ignored).
+    private static func unblockSignals() {
+        var none = sigset_t()
+        sigemptyset(&none)
+        _ = sigprocmask(SIG_SETMASK, &none, nil)
     }
 
     /// Opens `/dev/null` read-only onto each of 0, 1 and 2 that is closed.

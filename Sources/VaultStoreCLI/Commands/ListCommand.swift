@@ -2,8 +2,14 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import VaultStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Foundation
+import FoundationEssentials
 import VaultStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Reads input that a user or another program supplies, never more than a limit: a
 /// runaway pipe or a huge file is refused with `.invalidInput` instead of filling memory.
-enum BoundedRead {
+package enum BoundedRead {
     /// Everything `fd` delivers until end of input; throws when it exceeds `limit` bytes.
-    static func all(fd: Int32, limit: Int, what: String) throws(VaultError) -> [UInt8] {
+    package static func all(fd: Int32, limit: Int, what: String) throws(VaultError) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress!, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
             if n < 0 { throw .invalidInput("cannot read \(what): \(String(cString: strerror(errno)))") }
             if n == 0 { return bytes }
@@ -22,7 +28,7 @@ enum BoundedRead {
     }
 
     /// The contents of the file at `path` (a regular file, or a pipe such as `<(cmd)`).
-    static func file(_ path: String, limit: Int) throws(VaultError) -> [UInt8] {
+    package static func file(_ path: String, limit: Int) throws(VaultError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .invalidInput("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Foundation
+import FoundationEssentials
 import VaultStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Reads the secret of `vault save`: a no-echo prompt when stdin is a terminal, else all
 /// of stdin with one trailing newline dropped.
-enum SecretInput {
+package enum SecretInput {
     /// The most a secret may hold.
-    static let maximumSize = 1 << 20
+    package static let maximumSize = 1 << 20
 
-    static func read(prompt: String) throws(VaultError) -> Secret {
+    package static func read(prompt: String) throws(VaultError) -> Secret {
         let secret: Secret
         if Terminal.stdinIsTerminal {
             secret = try TerminalPrompt.readSecret(prompt: prompt)

@@ -2,46 +2,53 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
-import Foundation
-import VaultAuth
+import FoundationEssentials
 import VaultStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 extension BackendKind: ExpressibleByArgument {}
 
 /// Options every store command takes.
-struct StoreOptions: ParsableArguments {
+package struct StoreOptions: ParsableArguments {
+    package init() {}
+
     @Option(help: "Where to keep items: auto, secret-service or file (env: VAULT_BACKEND; default auto).")
-    var backend: BackendKind?
+    package var backend: BackendKind?
 
     @Option(
         help: ArgumentHelp(
             "The encrypted vault file (env: VAULT_FILE; default ${XDG_DATA_HOME:-~/.local/share}/vault/vault.db).",
             valueName: "path"))
-    var file: String?
+    package var file: String?
 
     @Option(
         help: ArgumentHelp(
             "Read the vault passphrase from this file (env: VAULT_PASSPHRASE_FILE; also "
                 + "$CREDENTIALS_DIRECTORY/vault-passphrase, VAULT_PASSPHRASE, else the terminal).",
             valueName: "path"))
-    var passphraseFile: String?
+    package var passphraseFile: String?
 
     @Flag(name: .shortAndLong, help: "Say on stderr which backend was chosen and why.")
-    var verbose = false
+    package var verbose = false
 
     @Option(
         help: ArgumentHelp(
             "How long to wait for a person to answer a keyring prompt (unlock, allow access, confirm a deletion); default 60.",
             valueName: "seconds"))
-    var promptTimeout: Double?
+    package var promptTimeout: Double?
 
     @Flag(help: "Never show a keyring prompt: fail at once (exit 3), as when no terminal or display is there.")
-    var noPrompt = false
+    package var noPrompt = false
 
     @Flag(help: "File backend: neither use nor fill the key cache in the kernel keyring (as VAULT_KEY_CACHE_TTL=0).")
-    var noKeyCache = false
+    package var noKeyCache = false
 
-    func validate() throws {
+    package func validate() throws {
         if let promptTimeout, !(promptTimeout.isFinite && promptTimeout > 0 && promptTimeout <= 3600) {
             throw ValidationError("--prompt-timeout must be a number of seconds, more than 0 and at most 3600")
         }
@@ -49,7 +56,7 @@ struct StoreOptions: ParsableArguments {
 
     /// Keyring prompts are shown only with a person present: a terminal on stdin or
     /// stderr, or a display (`DISPLAY`, `WAYLAND_DISPLAY`), and not `--no-prompt`.
-    var promptPolicy: PromptPolicy {
+    package var promptPolicy: PromptPolicy {
         let environment = ProcessInfo.processInfo.environment
         let display = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
         let person = Terminal.stdinIsTerminal || isatty(STDERR_FILENO) == 1 || display
@@ -59,7 +66,7 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The process environment, with `--file` and `--no-key-cache` applied.
-    var environment: [String: String] {
+    package var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         if let file { environment["VAULT_FILE"] = file }
         if noKeyCache { environment["VAULT_KEY_CACHE_TTL"] = "0" }
@@ -67,12 +74,12 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The backend decision for these options.
-    func decision() throws(VaultError) -> BackendDecision {
+    package func decision() throws(VaultError) -> BackendDecision {
         try BackendSelection.decide(requested: backend, environment: environment)
     }
 
     /// Opens the store these options select.
-    func openStore() throws(VaultError) -> any SecureStore {
+    package func openStore() throws(VaultError) -> any SecureStore {
         let decision = try decision()
         if verbose { Terminal.note("backend \(decision)") }
         let store = try StoreFactory.open(decision, options: self)

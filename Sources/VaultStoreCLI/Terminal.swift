@@ -2,19 +2,25 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import VaultStore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Output helpers: exact bytes to stdout, one-line messages to stderr.
-enum Terminal {
+package enum Terminal {
     /// Writes `bytes` to stdout, all of them. Output that cannot be written (a closed
     /// pipe, a full disk) ends vault with one line on stderr and exit code 4, never a
     /// crash.
-    static func write(_ bytes: [UInt8]) {
+    package static func write(_ bytes: [UInt8]) {
         if let failure = writeAll(bytes, to: STDOUT_FILENO) {
             let reason = failure == EBADF || failure == EINVAL ? "it is closed" : String(cString: strerror(failure))
             note("could not write to standard output: \(reason)")
-            exit(ExitStatus.unavailable)
+            Terminal.exit(ExitStatus.unavailable)
         }
     }
 
@@ -32,17 +38,26 @@ enum Terminal {
         return nil
     }
 
-    static func print(_ line: String) {
+    package static func print(_ line: String) {
         write(Array((line + "\n").utf8))
     }
 
     /// One line on stderr, prefixed with `vault: `. Control characters (newlines, escape
     /// sequences from a server's message or a keyring label) are shown escaped, so an
     /// error stays one line and nothing reaches the terminal raw.
-    static func note(_ message: String) {
+    package static func note(_ message: String) {
         _ = writeAll(Array("vault: \(TextEscaping.escaped(message))\n".utf8), to: STDERR_FILENO)
     }
 
-    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
-    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+    /// Ends the process with `status`.
+    package static func exit(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+            Glibc.exit(status)
+        #else
+            Musl.exit(status)
+        #endif
+    }
+
+    package static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    package static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 }

@@ -5,11 +5,11 @@
 /// as a `\uXXXX` escape (surrogate pairs above U+FFFF). The JSON means the same, but text a
 /// server or another program chose (C1 controls such as U+009B, bidi overrides, line
 /// separators) cannot reach a terminal raw.
-enum ASCIIJSON {
+package enum ASCIIJSON {
     /// `json` (valid JSON text, as an encoder wrote it: control characters inside strings
     /// already escaped) with every non-ASCII character and DEL escaped; the whitespace
     /// between tokens (tab, newline, carriage return) is kept.
-    static func escaped(_ json: String) -> String {
+    package static func escaped(_ json: String) -> String {
         var result = ""
         result.reserveCapacity(json.utf8.count)
         for scalar in json.unicodeScalars {

@@ -4,9 +4,9 @@
 import VaultStore
 
 /// The `--verbose` line about the file backend's key cache.
-enum KeyCacheReport {
+package enum KeyCacheReport {
     /// Whether the key cache is on, for how long keys are kept, or why it cannot be used here.
-    static func note(_ store: EncryptedFileStore) {
+    package static func note(_ store: EncryptedFileStore) {
         guard let policy = store.keyCache else {
             Terminal.note("key cache off (VAULT_KEY_CACHE_TTL=0 or --no-key-cache)")
             return

@@ -6,13 +6,13 @@ import VaultStore
 /// Opens the store a `BackendDecision` names, with what the command line gives a backend:
 /// the environment (with `--file`), `--passphrase-file`, the terminal prompt, and the
 /// keyring prompt policy (`--prompt-timeout`, `--no-prompt`).
-enum StoreFactory {
-    static func open(_ decision: BackendDecision, options: StoreOptions) throws(VaultError) -> any SecureStore {
+package enum StoreFactory {
+    package static func open(_ decision: BackendDecision, options: StoreOptions) throws(VaultError) -> any SecureStore {
         try decision.open(context(options))
     }
 
     /// The file store, whatever backend is selected (`vault passwd`).
-    static func fileStore(options: StoreOptions) throws(VaultError) -> EncryptedFileStore {
+    package static func fileStore(options: StoreOptions) throws(VaultError) -> EncryptedFileStore {
         try EncryptedFileBackend.store(context(options))
     }
 

@@ -16,9 +16,9 @@ import VaultStore
 /// It talks to the terminal, not to stdin/stdout, so `vault save` can read the secret
 /// from a pipe and still ask for the passphrase. Without a controlling terminal it fails
 /// at once; it never waits for input that cannot come.
-enum TerminalPrompt {
+package enum TerminalPrompt {
     /// True when this process has a controlling terminal to ask on.
-    static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         close(fd)
@@ -27,7 +27,7 @@ enum TerminalPrompt {
 
     /// Shows `prompt` on the terminal and reads one line without echo (the newline is
     /// dropped). Throws `.invalidInput` when there is no terminal or the input ends.
-    static func readSecret(prompt: String) throws(VaultError) -> Secret {
+    package static func readSecret(prompt: String) throws(VaultError) -> Secret {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw .invalidInput("no terminal to ask for input on") }
         defer { close(fd) }
@@ -79,7 +79,7 @@ enum TerminalPrompt {
 /// Puts the terminal back when a signal (Ctrl-C, Ctrl-\\, a hang-up, `kill`) ends the
 /// process during a no-echo prompt, so the shell is not left with echo off. The handler
 /// only calls async-signal-safe functions: `tcsetattr`, `signal`, `raise`.
-enum TerminalRestore {
+package enum TerminalRestore {
     /// The signals that end a process by default and can arrive at a prompt.
     private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
@@ -91,7 +91,7 @@ enum TerminalRestore {
 
     /// Remembers `saved` for `fd` and installs the handlers (not over a signal the
     /// process ignores: an ignored signal stays ignored).
-    static func arm(fd: Int32, saved settings: termios) {
+    package static func arm(fd: Int32, saved settings: termios) {
         saved = settings
         terminal = fd
         for number in signals {
@@ -105,7 +105,7 @@ enum TerminalRestore {
     }
 
     /// Removes the handlers, restoring what was there before.
-    static func disarm() {
+    package static func disarm() {
         for (number, old) in previous { signal(number, old) }
         previous = [:]
         terminal = -1
@@ -119,7 +119,7 @@ enum TerminalRestore {
 }
 
 /// The terminal prompt as the store's `SecretPrompter`.
-struct TerminalPrompter: SecretPrompter {
-    var isAvailable: Bool { TerminalPrompt.isAvailable }
-    func readSecret(prompt: String) throws(VaultError) -> Secret { try TerminalPrompt.readSecret(prompt: prompt) }
+package struct TerminalPrompter: SecretPrompter {
+    package var isAvailable: Bool { TerminalPrompt.isAvailable }
+    package func readSecret(prompt: String) throws(VaultError) -> Secret { try TerminalPrompt.readSecret(prompt: prompt) }
 }

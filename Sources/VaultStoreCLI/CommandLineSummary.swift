@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import ArgumentParser
+
+/// What both roots of the `vault` command say of it, and the store commands they share.
+public enum CommandLineSummary {
+    public static let version = "0.1.0"
+    public static let abstract = "Keep credentials safe: in the Secret Service keyring, or in an encrypted file."
+    public static let discussion = """
+        Items are keyed by server and account, like internet passwords in a keychain. \
+        Secrets are read from standard input or the terminal, never from arguments.
+
+        Exit codes: 0 success; 1 not found; 2 bad usage or input; 3 authentication \
+        failure (wrong passphrase, damaged or modified vault file, locked keyring, a \
+        keyring prompt not answered); 4 backend unavailable (or unsafe file permissions, \
+        a lock held too long, output that cannot be written); 5 network or server error.
+        """
+
+    /// The store commands, in the order `vault --help` lists them.
+    public static let storeCommands: [any ParsableCommand.Type] = [
+        SaveCommand.self, LoadCommand.self, RemoveCommand.self, ListCommand.self, PasswdCommand.self, BackendCommand.self,
+        LockCommand.self, UnlockCommand.self,
+    ]
+
+    /// Ends the process for an error of parsing or running `Root`: an `ExitCode` as it is;
+    /// help and version requests print and exit 0; bad usage is one line on stderr
+    /// pointing at the help, and exit 2 (not swift-argument-parser's 64).
+    public static func exit<Root: ParsableCommand>(after error: any Error, of root: Root.Type) -> Never {
+        if let code = error as? ExitCode { Terminal.exit(code.rawValue) }
+        if Root.exitCode(for: error) == .success { Root.exit(withError: error) }
+        let message = Root.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
+        Terminal.note("\(message) (see vault --help)")
+        Terminal.exit(ExitStatus.usage)
+    }
+}
