@@ -19,6 +19,8 @@ import VaultStore
 public final class AsyncHTTPTransport: HTTPTransport {
     private let client: HTTPClient
     private let ownsClient: Bool
+    /// The deadlines of this transport's exchanges, on one event-loop timer.
+    private let deadlines: DeadlineTimer
     /// The largest response body read, in bytes (default 16 MiB); a larger one fails with ``AuthError/network(_:)``.
     public let maximumBodySize: Int
 
@@ -35,6 +37,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             self.ownsClient = true
         }
         self.maximumBodySize = maximumBodySize
+        self.deadlines = DeadlineTimer(loop: self.client.eventLoopGroup.next())
     }
 
     /// Shuts the client down if this transport made it.
@@ -48,10 +51,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
         try URLPolicy.check(request.url)
         let client = self.client
         let limit = maximumBodySize
-        let loop = client.eventLoopGroup.any()
+        let deadlines = self.deadlines
         let schedule = { (after: Duration, fire: @escaping @Sendable () -> Void) -> (@Sendable () -> Void) in
-            let scheduled = loop.scheduleTask(in: TimeAmount(after), fire)
-            return { scheduled.cancel() }
+            deadlines.schedule(after: after, fire)
         }
         return try await withDeadline(
             timeout, schedule: schedule,
