@@ -3,6 +3,7 @@
 
 import Foundation
 import Logging
+import Synchronization
 import VaultStore
 
 /// What the Requester did for a request, for logs and for the `vault request` report.
@@ -99,7 +100,14 @@ public actor Requester {
 
     /// Everything this Requester knows of the account's tokens: one value, so no
     /// combination of half-states can be written.
-    private var state: TokenState = .unloaded
+    private var state: TokenState = .unloaded {
+        didSet { publishReadyTokens() }
+    }
+    /// The tokens of a `ready` state whose store has them, readable without a hop onto the
+    /// actor: while they are fresh, a request takes them from here (the common case), and
+    /// everything else (loading, refreshing, unsaved or stale tokens) goes through the actor.
+    /// Kept equal to `state` by its `didSet`.
+    private nonisolated let readyTokens = Mutex<HeldTokens?>(nil)
     /// Refreshes caused by a rejected token, to stop refresh storms.
     private var rejectionRefreshes: RefreshWindow
 
@@ -178,7 +186,7 @@ public actor Requester {
             }
             let response = try await transport.send(current, timeout: remaining)
             guard let next = try RedirectRule.next(after: current, response: response) else {
-                return (response, current.header("Authorization") != nil && provider.rejectsToken(response))
+                return (response, provider.rejectsToken(response) && current.header("Authorization") != nil)
             }
             emit(next.header("Authorization") != nil ? .followedRedirect : .followedRedirectWithoutToken)
             current = next
@@ -187,9 +195,23 @@ public actor Requester {
     }
 
     /// The tokens to send and their `Authorization` header.
-    private func authorizationForRequest() async throws(AuthError) -> (TokenSet, String) {
+    private nonisolated func authorizationForRequest() async throws(AuthError) -> (TokenSet, String) {
+        if let held = readyTokens.withLock({ $0 }), held.tokens.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh {
+            emit(.usedToken)
+            return (held.tokens, held.bearer)
+        }
+        return try await authorizationOnTheActor()
+    }
+
+    /// `authorizationForRequest` through the token state machine.
+    private func authorizationOnTheActor() async throws(AuthError) -> (TokenSet, String) {
         let tokens = try await usableTokens()
         return (tokens, bearer(for: tokens))
+    }
+
+    private func publishReadyTokens() {
+        let ready: HeldTokens? = if case .ready(let held) = state, held.stored { held } else { nil }
+        readyTokens.withLock { $0 = ready }
     }
 
     /// After a 401 for `used`: the tokens that replaced it meanwhile, or one refresh,

@@ -59,6 +59,22 @@ struct RequesterStateMachineTests {
         #expect(f.events.all == [.usedToken, .usedToken, .usedToken])
     }
 
+    @Test("held tokens taken without the actor stay exact: a token that turns stale in memory is refreshed, the new one is sent after")
+    func tokensHeldInMemoryFollowTheClockAndTheRefresh() async throws {
+        let f = try await Fixture()
+        let transport = Self.acceptingCurrentToken(of: f.provider)
+        let requester = f.requester(transport)
+        #expect(try await requester.send(resource).status == 200)  // loads and holds access-0
+        f.clock.advance(by: 55)  // the held token is stale now: no request may take it as fresh
+        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).status == 200)
+        f.clock.advance(by: 61)  // and access-1 expired
+        #expect(try await requester.send(resource).status == 200)
+        #expect(transport.bearers == ["access-0", "access-1", "access-1", "access-2"])
+        #expect(f.provider.refreshCount == 2)
+        #expect(f.events.all == [.usedToken, .refreshed, .usedToken, .refreshed])
+    }
+
     @Test("a stale token is refreshed before sending; the store holds the new tokens before the request goes out")
     func staleTokenRefreshedFirst() async throws {
         let f = try await Fixture()

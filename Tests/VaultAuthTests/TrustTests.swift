@@ -95,6 +95,8 @@ struct TrustTests {
             ("localhost", true), ("127.0.0.1", true), ("127.255.0.9", true), ("::1", true), ("[::1]", true),
             ("evil.localhost", false), ("localhost.evil.com", false), ("127.0.0.1.nip.io", false),
             ("0x7f.0.0.1", false), ("127.1", false), ("0177.0.0.1", false), ("::ffff:8.8.8.8", false),
+            ("127.+1.0.1", false), ("127.0.0.-0", false), ("127.0.0.01", false), ("127.0.0.256", false), ("127.0.0.", false),
+            ("127..0.1", false), ("127.0.0.1.", false), ("LOCALHOST", true), ("127.0.0.0", true), ("127.0.0.1 ", false),
         ])
     func loopback(host: String, expected: Bool) {
         #expect(URLPolicy.isLoopback(host) == expected, "\(host)")

@@ -70,7 +70,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         outgoing.method = HTTPMethod(rawValue: request.method)
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let host = TextEscaping.escaped(request.url.host ?? "the server")
+        var host: String { TextEscaping.escaped(request.url.host ?? "the server") }  // for errors only
         do {
             let response = try await client.execute(outgoing, timeout: TimeAmount(timeout))
             let body = try await response.body.collect(upTo: maximumBodySize)

@@ -24,13 +24,13 @@ public struct HTTPRequest: Sendable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { HTTPFieldName.same($0.name, name) }?.value
     }
 
     /// This request with header `name` set to `value` (replacing any other value).
     public func setting(_ name: String, to value: String?) -> HTTPRequest {
         var copy = self
-        copy.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        copy.headers.removeAll { HTTPFieldName.same($0.name, name) }
         if let value { copy.headers.append((name, value)) }
         return copy
     }
@@ -54,7 +54,7 @@ public struct HTTPResponse: Sendable {
 
     /// The first value of header `name` (case-insensitive), or nil when there is none.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { HTTPFieldName.same($0.name, name) }?.value
     }
 
     /// True for a 2xx status.
@@ -72,4 +72,18 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` once and returns the response, whatever its status; `timeout` bounds the whole
     /// exchange. Throws as the contract above says.
     func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse
+}
+
+/// How HTTP compares field names: ASCII letters without regard to case, every other byte
+/// as it is (RFC 9110 §5.1; a name is a token, so nothing else needs folding).
+enum HTTPFieldName {
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (a.utf8, b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).allSatisfy { lower($0) == lower($1) }
+    }
+
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
 }

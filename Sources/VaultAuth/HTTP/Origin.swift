@@ -45,8 +45,12 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
 
     /// The host lower-cased, without IPv6 brackets, an IPv6 literal in canonical form.
     static func canonicalHost(_ host: String) -> String {
+        // The common case, a name or IPv4 address already in lower case, costs one pass.
+        if !host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") || (0x41...0x5A).contains($0) }) {
+            return host
+        }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        guard bare.contains(":") else { return bare.lowercased() }
+        guard bare.utf8.contains(UInt8(ascii: ":")) else { return bare.lowercased() }
         var address = in6_addr()
         guard inet_pton(AF_INET6, bare, &address) == 1 else { return bare.lowercased() }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
