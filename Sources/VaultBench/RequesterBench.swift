@@ -11,7 +11,7 @@ import VaultAuth
 import VaultStore
 
 /// Issue 4 and 5 figures: Requester throughput against a raw AsyncHTTPClient with a
-/// fixed header (same server, same run, concurrency 64), refresh-storm counts, and the
+/// fixed header (same server, same run, concurrency 64; rate and CPU time per request), refresh-storm counts, and the
 /// latency and HTTP-call count of a silent re-login against a plain login + request.
 enum RequesterBench {
     static func run(vaultBinary: String, workDirectory: String) async throws {
@@ -60,11 +60,14 @@ enum RequesterBench {
         // the ratio is the median of the per-round ratios, printed with its spread.
         let total = 4_000
         let concurrency = 64
-        let rounds = 15
+        let rounds = 31
         var table = Table(
             "Requester throughput (GET /api/get_devs, \(total) requests per round, concurrency \(concurrency), \(rounds) paired rounds "
                 + "alternating which client goes first, in-process server)",
-            columns: ["round", "raw AsyncHTTPClient + fixed header (requests/s)", "Requester (requests/s)", "ratio"])
+            columns: [
+                "round", "raw AsyncHTTPClient + fixed header (requests/s)", "Requester (requests/s)", "ratio",
+                "CPU µs/request raw", "CPU µs/request Requester",
+            ])
         let rawClient: @Sendable () async throws -> Void = {
             var request = HTTPClientRequest(url: target.absoluteString)
             request.headers.add(name: "Authorization", value: header)
@@ -79,30 +82,54 @@ enum RequesterBench {
         _ = try await rate(total: total, concurrency: concurrency, rawClient)
         _ = try await rate(total: total, concurrency: concurrency, requesterClient)
         var ratios: [Double] = []
+        var rawCPU: [Double] = []
+        var requesterCPU: [Double] = []
         for round in 1...rounds {
-            let rawRate: Double
-            let requesterRate: Double
+            let raw: (rate: Double, cpu: Double)
+            let requester: (rate: Double, cpu: Double)
             if round % 2 == 1 {
-                rawRate = try await rate(total: total, concurrency: concurrency, rawClient)
-                requesterRate = try await rate(total: total, concurrency: concurrency, requesterClient)
+                raw = try await measured(total: total, concurrency: concurrency, rawClient)
+                requester = try await measured(total: total, concurrency: concurrency, requesterClient)
             } else {
-                requesterRate = try await rate(total: total, concurrency: concurrency, requesterClient)
-                rawRate = try await rate(total: total, concurrency: concurrency, rawClient)
+                requester = try await measured(total: total, concurrency: concurrency, requesterClient)
+                raw = try await measured(total: total, concurrency: concurrency, rawClient)
             }
-            ratios.append(requesterRate / rawRate)
+            ratios.append(requester.rate / raw.rate)
+            rawCPU.append(raw.cpu)
+            requesterCPU.append(requester.cpu)
             table.add(
-                "\(round)", String(format: "%.0f", rawRate), String(format: "%.0f", requesterRate), String(format: "%.3f", requesterRate / rawRate))
+                "\(round)", String(format: "%.0f", raw.rate), String(format: "%.0f", requester.rate),
+                String(format: "%.3f", requester.rate / raw.rate), String(format: "%.1f", raw.cpu), String(format: "%.1f", requester.cpu))
         }
         let sorted = ratios.sorted()
         let quartile = { (q: Double) in sorted[Int((Double(sorted.count - 1) * q).rounded())] }
         table.add(
-            "**median ratio**", "", "",
+            "**median**", "", "",
             String(
                 format: "**%.3f** (quartiles %.3f–%.3f, range %.3f–%.3f; target ≥ 0.95)", Measure.median(ratios), quartile(0.25),
-                quartile(0.75), sorted.first!, sorted.last!))
+                quartile(0.75), sorted.first!, sorted.last!),
+            String(format: "%.1f", Measure.median(rawCPU)),
+            String(format: "%.1f (raw's × %.3f)", Measure.median(requesterCPU), Measure.median(requesterCPU) / Measure.median(rawCPU)))
         table.print()
         try await client.shutdown()
         await transport.shutdown()
+    }
+
+    /// The rate of `rate`, and the process's CPU time (user + system, both clients' server
+    /// included, so the difference between two clients is their own cost) per request.
+    static func measured(
+        total: Int, concurrency: Int, _ body: @escaping @Sendable () async throws -> Void
+    ) async throws -> (rate: Double, cpu: Double) {
+        let before = processCPUMicroseconds()
+        let requests = try await rate(total: total, concurrency: concurrency, body)
+        return (requests, (processCPUMicroseconds() - before) / Double(total))
+    }
+
+    static func processCPUMicroseconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let micro = { (time: timeval) in Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
+        return micro(usage.ru_utime) + micro(usage.ru_stime)
     }
 
     static func rate(total: Int, concurrency: Int, _ body: @escaping @Sendable () async throws -> Void) async throws -> Double {
