@@ -22,6 +22,7 @@ public struct VaultCommand: AsyncParsableCommand {
     /// (argument errors exit 2, not swift-argument-parser's 64).
     public static func runAndExit(_ arguments: [String]? = nil) async -> Never {
         AuthExecutable.forgetHandOver()
+        ArgumentText.requireUTF8()
         ProcessHardening.apply()
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         do {

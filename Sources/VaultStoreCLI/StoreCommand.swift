@@ -23,6 +23,7 @@ public struct StoreCommand: ParsableCommand {
     /// Runs `arguments` (without the program name): a store command here, anything else
     /// in `vault-auth`. Never returns.
     public static func main(arguments: [String]) -> Never {
+        ArgumentText.requireUTF8()
         // A completion script or a help dump must know every command: vault-auth's.
         let wholeCommandLine = arguments.contains { $0.hasPrefix("--generate-completion-script") || $0 == "--experimental-dump-help" }
         guard let first = arguments.first, handledHere.contains(first), !wholeCommandLine else {

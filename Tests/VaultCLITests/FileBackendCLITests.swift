@@ -268,5 +268,27 @@ extension SynchronousProcessSuites {
             #expect(help.status == 0)
             #expect(help.out.contains("Exit codes"))
         }
+
+        /// Bytes that are not UTF-8 would be replaced by U+FFFD, so two names would be one item.
+        @Test func argumentsThatAreNotUTF8Exit2AndStoreNothing() throws {
+            #expect(try vault("save", "--server", "s", "--account", "x\u{FFFD}y", stdin: "one").status == 0)
+            let authExecutable = URL(fileURLWithPath: VaultProcess.vaultPath).deletingLastPathComponent().appendingPathComponent("vault-auth").path
+            for (program, command) in [
+                (VaultProcess.vaultPath, #"save --server s --account "$(printf 'x\377y')""#),
+                (VaultProcess.vaultPath, #"load --server s --account "$(printf 'x\376y')""#),
+                (VaultProcess.vaultPath, #"remove --server "$(printf 's\377')" --account x"#),
+                (VaultProcess.vaultPath, #"request --server http://127.0.0.1:9 --account a "/$(printf '\377')""#),
+                (authExecutable, #"save --server s --account "$(printf 'x\377y')""#),
+            ] {
+                let result = try ChildProcess.run(
+                    "/bin/sh", ["-c", "exec \"$0\" \(command)", program], environment: env, stdin: Data("two".utf8), timeout: 30)
+                #expect(result.status == 2, "\(command): \(result.err)")
+                #expect(result.err.hasPrefix("vault: argument ") && result.err.contains("is not UTF-8 text"), "\(command): \(result.err)")
+                #expect(result.err.split(separator: "\n").count == 1 && result.out.isEmpty, "\(command): \(result.err)")
+            }
+            let listed = try vault("list")
+            #expect(listed.status == 0 && listed.out.split(separator: "\n").count == 1, "nothing else stored: \(listed.out)")
+            #expect(try vault("load", "--server", "s", "--account", "x\u{FFFD}y").out == "one")
+        }
     }
 }
