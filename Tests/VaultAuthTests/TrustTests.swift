@@ -86,6 +86,11 @@ struct TrustTests {
         #expect(origin("https://api.example.com") != origin("http://api.example.com"))
         #expect(origin("https://api.example.com") != origin("https://api.example.com."))
         #expect(origin("ftp://api.example.com") == nil)
+        // The host as the origin rule compares it: lower case (beyond ASCII too), IPv6 canonical.
+        #expect(Origin.canonicalHost("api.example.com") == "api.example.com")
+        #expect(Origin.canonicalHost("API.Example.COM") == "api.example.com")
+        #expect(Origin.canonicalHost("Äpi.example") == "äpi.example", "a non-ASCII capital alone")
+        #expect(Origin.canonicalHost("[0:0:0::1]") == "::1")
         #expect(origin("/relative") == nil)
     }
 

@@ -45,8 +45,8 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
 
     /// The host lower-cased, without IPv6 brackets, an IPv6 literal in canonical form.
     static func canonicalHost(_ host: String) -> String {
-        // The common case, a name or IPv4 address already in lower case, costs one pass.
-        if !host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") || (0x41...0x5A).contains($0) }) {
+        // The common case, an ASCII name or IPv4 address already in lower case, costs one pass.
+        if !host.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") || (0x41...0x5A).contains($0) || $0 >= 0x80 }) {
             return host
         }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
