@@ -70,6 +70,9 @@ public struct AuthServerConfiguration: Sendable {
     /// The issuer named in the discovery metadata instead of the server's own base URL;
     /// `nil` (the default) names the base URL. Tests set it to play an issuer mismatch.
     public var issuerOverride: String?
+    /// Sign in with Apple clients served under `/apple` (token, keys and revocation endpoints);
+    /// without any, those paths answer 404.
+    public var appleClients: [AppleClient]
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -89,7 +92,8 @@ public struct AuthServerConfiguration: Sendable {
         deviceInterval: Double = 5,
         deviceSlowDownIncrement: Double = 5,
         devicePendingAfterExpiry: Bool = false,
-        issuerOverride: String? = nil
+        issuerOverride: String? = nil,
+        appleClients: [AppleClient] = []
     ) {
         self.host = host
         self.port = port
@@ -108,6 +112,7 @@ public struct AuthServerConfiguration: Sendable {
         self.deviceSlowDownIncrement = deviceSlowDownIncrement
         self.devicePendingAfterExpiry = devicePendingAfterExpiry
         self.issuerOverride = issuerOverride
+        self.appleClients = appleClients
     }
 
     /// Checks the values that would make the server misbehave; throws
@@ -142,6 +147,10 @@ public struct AuthServerConfiguration: Sendable {
         }
         guard !host.isEmpty else {
             throw AuthServerConfigurationError("host must not be empty")
+        }
+        for client in appleClients { try client.validate() }
+        guard Set(appleClients.map(\.clientID)).count == appleClients.count else {
+            throw AuthServerConfigurationError("apple client ids must be unique")
         }
     }
 }

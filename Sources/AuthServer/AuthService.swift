@@ -142,25 +142,18 @@ final class AuthService: Sendable {
             (issued.scope ?? "").split(separator: " ").contains("openid")
         else { return result }
         let fault = idTokenFault.current
-        let now = Double(WallClock.millis() / 1000)
+        let times = fault.times(now: Double(WallClock.millis() / 1000), expiry: Double(issued.access.expiresAtMillis) / 1000)
         let claims = IDTokenClaims(
-            issuer: IssuerClaim(value: fault == .wrongIssuer ? "https://issuer.invalid" : identity.issuer),
+            issuer: IssuerClaim(value: fault.issuer(identity.issuer)),
             subject: SubjectClaim(value: String(user.id)),
-            audience: AudienceClaim(value: fault == .wrongAudience ? "another-client" : clientID),
-            expiration: ExpirationClaim(
-                value: Date(
-                    timeIntervalSince1970: fault == .expired ? now - 600 : Double(issued.access.expiresAtMillis) / 1000)),
-            issuedAt: IssuedAtClaim(
-                value: Date(timeIntervalSince1970: fault == .expired ? now - 1200 : fault == .issuedInFuture ? now + 3600 : now)),
-            nonce: fault == .wrongNonce ? "not-the-nonce" : nonce,
+            audience: AudienceClaim(value: fault.audience(clientID)),
+            expiration: ExpirationClaim(value: times.expiration),
+            issuedAt: IssuedAtClaim(value: times.issuedAt),
+            nonce: fault.nonce(nonce),
             email: "\(user.login)@vault.invalid",
             name: user.login)
         do {
-            switch fault {
-            case .unpublishedKey: issued.idToken = try await SigningKeys.make().sign(claims)
-            case .badSignature: issued.idToken = SigningKeys.damaged(try await signing.sign(claims))
-            default: issued.idToken = try await signing.sign(claims)
-            }
+            issued.idToken = try await fault.sign(claims, with: signing)
         } catch {
             return .failure(.internalError)
         }
@@ -212,6 +205,41 @@ final class AuthService: Sendable {
         case .failure: break
         }
         return result
+    }
+
+    /// A new access token for the holder of a live refresh token of `clientID`, which stays
+    /// live (no rotation, as Sign in with Apple does); ``IssuedTokens/refresh`` is the presented
+    /// token. Counts `refreshes` or `failedRefreshes` as ``refresh(token:clientID:requestedScope:)``.
+    func refreshWithoutRotation(token: String, clientID: String) async -> Result<IssuedTokens, AuthFailure> {
+        let result = await reissue(token: token, clientID: clientID)
+        switch result {
+        case .success: stats.increment(\.refreshes)
+        case .failure(let failure) where failure != .internalError: stats.increment(\.failedRefreshes)
+        case .failure: break
+        }
+        return result
+    }
+
+    private func reissue(token: String, clientID: String) async -> Result<IssuedTokens, AuthFailure> {
+        let claims: TokenClaims
+        switch await tokens.decode(token, as: .refresh) {
+        case .valid(let valid): claims = valid
+        case .expired: return .failure(.refreshTokenExpired)
+        case .invalid: return .failure(.invalidRefreshToken)
+        }
+        let now = WallClock.millis()
+        guard claims.principal == .user, claims.clientID == clientID, let userID = Int64(claims.subject.value),
+            let user = users.holder(ofLiveRefreshToken: claims.id.value, userID: userID, now: now)
+        else {
+            return .failure(.invalidRefreshToken)
+        }
+        do {
+            let access = try await signAccess(for: user, clientID: clientID, scope: claims.scope, now: now)
+            let presented = SignedToken(token: token, expiresAtMillis: claims.expiresAtMillis, id: claims.id.value)
+            return .success(IssuedTokens(user: user, access: access, refresh: presented, scope: claims.scope))
+        } catch {
+            return .failure(.internalError)
+        }
     }
 
     /// Checks an access token (any channel); counts `authorized`/`unauthorized`.

@@ -3,9 +3,9 @@
 
 import Synchronization
 
-/// How the refresh endpoints (`POST /api/refresh_tokens` and the OAuth `refresh_token` grant)
-/// answer while a fault is injected. A faulted request never looks at (or consumes) the
-/// refresh token it carries.
+/// How the refresh endpoints (`POST /api/refresh_tokens`, the OAuth `refresh_token` grant, and
+/// both grants of `POST /apple/auth/token`) answer while a fault is injected. A faulted request
+/// never looks at (or consumes) the refresh token or code it carries.
 public enum RefreshFaultMode: String, Codable, Sendable, CaseIterable {
     /// Normal behaviour.
     case normal

@@ -30,6 +30,8 @@ import Synchronization
 ///   -> ``AuthServerMetadata``; `GET /oauth/jwks` (the ES256 key of the ID tokens)
 /// - `GET`/`POST /oauth/authorize` (login and consent page), `POST /oauth/device_authorization`
 ///   and `GET`/`POST /device` (RFC 8628), `POST /oauth/revoke` (RFC 7009), `GET /oauth/logout`
+/// - with ``AuthServerConfiguration/appleClients``, Sign in with Apple's `POST /apple/auth/token`,
+///   `GET /apple/auth/keys` and `POST /apple/auth/revoke` (see `AppleRoutes`; RS256 ID tokens)
 /// - `POST /api/test/...` only with ``AuthServerConfiguration/testControls``
 ///
 /// Tokens are HS256 JWTs signed with a random key made for each server instance, so tokens
@@ -56,6 +58,7 @@ public final class ReferenceAuthServer: Sendable {
 
     private let identity: ServerIdentity
     private let idTokenFault = IDTokenFaultSetting()
+    private let appleGrants = AppleGrants()
 
     /// Creates a stopped server; pre-registers ``AuthServerConfiguration/users``.
     /// Throws ``AuthServerConfigurationError`` for an unusable configuration.
@@ -95,14 +98,22 @@ public final class ReferenceAuthServer: Sendable {
         let tokens = await TokenService.make()
         let signing = await SigningKeys.make()
         let identity = self.identity
+        let service = AuthService(
+            configuration: configuration, users: users, stats: statsRecorder, tokens: tokens, signing: signing,
+            identity: identity, idTokenFault: idTokenFault)
+        var apple: AppleService?
+        if !configuration.appleClients.isEmpty {
+            apple = AppleService(
+                service: service, clients: await AppleClientDirectory.make(configuration.appleClients), grants: appleGrants,
+                signing: await SigningKeys.make(.rs256))
+        }
         let components = ServerComponents(
-            service: AuthService(
-                configuration: configuration, users: users, stats: statsRecorder, tokens: tokens, signing: signing,
-                identity: identity, idTokenFault: idTokenFault),
+            service: service,
             stats: statsRecorder,
             faults: faults,
             configuration: configuration,
-            grants: AuthorizationGrants())
+            grants: AuthorizationGrants(),
+            apple: apple)
         state.withLock {
             $0.signing = signing
             $0.components = components
@@ -187,6 +198,24 @@ public final class ReferenceAuthServer: Sendable {
     public func rotateSigningKey() async -> String? {
         guard let signing = state.withLock({ $0.signing }) else { return nil }
         return await signing.rotate()
+    }
+
+    /// Replaces the RS256 key of the Sign in with Apple ID tokens (new `kid`; the old key leaves
+    /// `GET /apple/auth/keys`); returns the new `kid`, or `nil` before ``start()`` or without
+    /// an Apple client.
+    @discardableResult
+    public func rotateAppleSigningKey() async -> String? {
+        guard let apple = state.withLock({ $0.components?.apple }) else { return nil }
+        return await apple.signing.rotate()
+    }
+
+    /// Mints a Sign in with Apple authorization code, as Apple's authorization endpoint would
+    /// after the user signed in (see ``AppleCodeRequest``; `POST /api/test/apple_code` over
+    /// HTTP). The Apple user is registered as the user `apple:SUB` (so ``revokeRefreshTokens(login:)``
+    /// and the like apply). `nil` without an Apple client, for an unknown `clientID`, without
+    /// `clientID` when several clients are registered, for an empty `sub` or a negative `expiresIn`.
+    public func mintAppleCode(_ request: AppleCodeRequest) -> String? {
+        try? appleGrants.mint(request, clientIDs: configuration.appleClients.map(\.clientID), users: users).get()
     }
 
     /// Makes the discovery metadata (and ID tokens) name `issuer` instead of the base URL;

@@ -5,8 +5,8 @@ import Synchronization
 
 /// The counters served by `GET /api/stats` (all start at zero).
 ///
-/// Both the JSON API and the OAuth token endpoint feed the shared counters:
-/// a password grant counts as a login, a refresh_token grant as a refresh.
+/// The JSON API, the OAuth token endpoint and Sign in with Apple's (`/apple/auth/...`) feed
+/// the shared counters: a password grant counts as a login, a refresh_token grant as a refresh.
 public struct AuthServerStats: Codable, Sendable, Equatable {
     /// Successful `POST /api/register`.
     public var registrations = 0
@@ -14,12 +14,12 @@ public struct AuthServerStats: Codable, Sendable, Equatable {
     public var logins = 0
     /// Rejected logins: wrong login or password (`/api/login` and OAuth password grants).
     public var failedLogins = 0
-    /// Successful refreshes (`/api/refresh_tokens` and OAuth refresh_token grants).
+    /// Successful refreshes (`/api/refresh_tokens`, OAuth and Apple refresh_token grants).
     public var refreshes = 0
     /// Refreshes rejected because the refresh token was invalid, used, revoked or expired.
     public var failedRefreshes = 0
-    /// Every refresh request (OAuth: once the client is authenticated), including faulted
-    /// and rejected ones.
+    /// Every refresh request (OAuth and Apple: once the client is authenticated), including
+    /// faulted and rejected ones.
     public var refreshAttempts = 0
     /// Refresh requests answered by an injected fault (see ``RefreshFaults``).
     public var faultedRefreshes = 0
@@ -35,17 +35,17 @@ public struct AuthServerStats: Codable, Sendable, Equatable {
     public var authorizations = 0
     /// Authorization or device requests the user denied.
     public var authorizationDenials = 0
-    /// Authorization codes exchanged for tokens at `POST /oauth/token`.
+    /// Authorization codes exchanged for tokens at `POST /oauth/token` or `POST /apple/auth/token`.
     public var codeExchanges = 0
     /// Device codes issued by `POST /oauth/device_authorization`.
     public var deviceAuthorizations = 0
     /// Device-code polls of `POST /oauth/token` (any answer).
     public var devicePolls = 0
-    /// Accepted `POST /oauth/revoke` requests (known or unknown token).
+    /// Accepted `POST /oauth/revoke` and `POST /apple/auth/revoke` requests (known or unknown token).
     public var revocations = 0
-    /// ID tokens issued (any grant).
+    /// ID tokens issued (any grant, OpenID Connect and Apple).
     public var idTokens = 0
-    /// `GET /oauth/jwks` requests.
+    /// `GET /oauth/jwks` and `GET /apple/auth/keys` requests.
     public var jwksFetches = 0
 
     /// All counters at zero.

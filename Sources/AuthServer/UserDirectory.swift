@@ -115,6 +115,17 @@ final class UserDirectory: Sendable {
         }
     }
 
+    /// The user holding the live refresh token `tokenID`, which stays live (Sign in with
+    /// Apple's refresh tokens do not rotate); `nil` if it was used, revoked or expired.
+    func holder(ofLiveRefreshToken tokenID: String, userID: Int64, now: Int64) -> UserIdentity? {
+        state.withLock { state in
+            guard let login = state.loginByID[userID], let record = state.byLogin[login],
+                let expiry = record.refreshTokens[tokenID], expiry > now
+            else { return nil }
+            return UserIdentity(id: record.id, login: record.login, generation: record.generation)
+        }
+    }
+
     /// Kills every refresh token of `login`; the number killed, or `nil` for an unknown login.
     func revokeRefreshTokens(login: String) -> Int? {
         state.withLock { state in

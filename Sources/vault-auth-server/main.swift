@@ -15,7 +15,7 @@ struct VaultAuthServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault-auth-server",
         abstract: "Serve the reference auth API (JWT access/refresh tokens, RFC 6749 token endpoint, OpenID Connect discovery, "
-            + "authorization code with PKCE, device grant, revocation, ES256 ID tokens)."
+            + "authorization code with PKCE, device grant, revocation, ES256 ID tokens; Sign in with Apple under /apple)."
     )
 
     @Option(help: "Address to bind.")
@@ -48,6 +48,12 @@ struct VaultAuthServerCommand: ParsableCommand {
     @Option(name: .customLong("device-interval"), help: "Minimum device-code polling interval in seconds (RFC 8628 interval).")
     var deviceInterval: Double = 5
 
+    @Option(
+        name: .customLong("apple-client"),
+        help: "Register a Sign in with Apple client, ID:TEAMID:KEYID:PUBLIC_KEY_PEM_FILE (the P-256 public key of its client secrets; repeatable)."
+    )
+    var appleClients: [String] = []
+
     @Flag(name: .customLong("test-controls"), help: "Serve the POST /api/test/... control endpoints (tests only).")
     var testControls = false
 
@@ -71,6 +77,29 @@ struct VaultAuthServerCommand: ParsableCommand {
         for client in clients where CredentialPair(parsing: client) == nil {
             throw ValidationError("--client expects ID:SECRET")
         }
+        let apple = try loadAppleClients()
+        guard Set(apple.map(\.clientID)).count == apple.count else { throw ValidationError("--apple-client ids must be unique") }
+    }
+
+    /// The `--apple-client` values with their key files read; a ValidationError for a bad
+    /// value, an unreadable file or a key that is not a P-256 public key.
+    func loadAppleClients() throws -> [AppleClient] {
+        try appleClients.map { value in
+            let parts = value.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty }) else {
+                throw ValidationError("--apple-client expects ID:TEAMID:KEYID:PUBLIC_KEY_PEM_FILE")
+            }
+            guard let data = FileManager.default.contents(atPath: parts[3]), let pem = String(data: data, encoding: .utf8) else {
+                throw ValidationError("--apple-client \(parts[0]): cannot read the key file \(parts[3])")
+            }
+            let client = AppleClient(clientID: parts[0], teamID: parts[1], keyID: parts[2], publicKeyPEM: pem)
+            do {
+                try AuthServerConfiguration(appleClients: [client]).validate()
+            } catch {
+                throw ValidationError("--apple-client \(parts[0]): \(parts[3]) holds no P-256 public key in PEM")
+            }
+            return client
+        }
     }
 
     /// Serves until SIGINT or SIGTERM.
@@ -87,7 +116,8 @@ struct VaultAuthServerCommand: ParsableCommand {
             publicClients: publicClients,
             authorizationCodeLifetime: codeTTL,
             deviceCodeLifetime: deviceExpiresIn,
-            deviceInterval: deviceInterval
+            deviceInterval: deviceInterval,
+            appleClients: try loadAppleClients()
         )
         let server = try ReferenceAuthServer(configuration: configuration)
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])

@@ -16,6 +16,9 @@ import Hummingbird
 /// - `POST /api/test/rotate_signing_key` -> 200 `{"kid"}` (the old key is no longer served)
 /// - `POST /api/test/issuer` `{"issuer":String?}` -> 200 `{"issuer"}`: the issuer the metadata
 ///   and ID tokens name (`null`: the base URL again)
+/// - `POST /api/test/apple_code` ``AppleCodeRequest`` -> 200 `{"code"}`: a Sign in with Apple
+///   authorization code; 404 without an Apple client or for an unknown `client_id`, 400 without
+///   `client_id` when several are registered
 /// - `POST /api/test/device_decision` `{"user_code","login","decision":"allow"|"deny"}` -> 200
 ///   `{"user_code"}`, 404 for an unknown or answered code or an unknown login
 struct TestControlRoutes: Sendable {
@@ -86,6 +89,16 @@ struct TestControlRoutes: Sendable {
                     return HTTP.error(404, "unknown or answered user_code")
                 }
                 return HTTP.json(["user_code": body.userCode])
+            }
+        }
+        router.post("/api/test/apple_code") { request, _ in
+            await withBody(request, as: AppleCodeRequest.self) { body in
+                let refusal = AppleCodeRefusal.noClient
+                guard let apple = components.apple else { return HTTP.error(refusal.status, refusal.message) }
+                switch apple.grants.mint(body, clientIDs: apple.clients.ids, users: components.service.users) {
+                case .success(let code): return HTTP.json(["code": code])
+                case .failure(let refusal): return HTTP.error(refusal.status, refusal.message)
+                }
             }
         }
         router.post("/api/test/id_token_fault") { request, _ in
