@@ -49,7 +49,7 @@ public struct AuthSession: Sendable {
         switch settings.provider {
         case .reference:
             return ReferenceAPIProvider(baseURL: base, transport: transport, clock: clock, timeout: timeout, logger: logger)
-        case .oauth2, .oidc:
+        case .oauth2, .oidc, .apple:
             return try OAuth2Provider(settings: settings, transport: transport, clock: clock, timeout: timeout, logger: logger)
         }
     }
@@ -73,7 +73,7 @@ public struct AuthSession: Sendable {
     /// Runs `body` holding the account's refresh lock (the Requester's, across processes), so
     /// a refresh that is under way cannot write its tokens over a new sign-in's, or back after
     /// a logout. Without a lock directory (``RefreshLock/Placement/inProcessOnly``) it just runs.
-    private func withAccountLock<T>(_ body: () async throws(AuthError) -> T) async throws(AuthError) -> T {
+    func withAccountLock<T>(_ body: () async throws(AuthError) -> T) async throws(AuthError) -> T {
         guard let directory = configuration.lock.directory(for: items.store) else { return try await body() }
         let lock = try await RefreshLock.acquire(
             path: RefreshLock.path(directory: directory, server: items.server, account: items.account),

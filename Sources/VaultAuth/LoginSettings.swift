@@ -18,6 +18,9 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         case oauth2
         /// An OpenID Connect provider: endpoints from its discovery document, ID tokens verified.
         case oidc
+        /// Sign in with Apple's server side: an app's authorization code exchanged with a client
+        /// secret signed by the developer's key (``AppleSettings``), ID tokens verified.
+        case apple
     }
 
     /// How an ``ProviderKind/oauth2`` account obtains tokens; the reference API always logs in with the password.
@@ -69,6 +72,11 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     public var jwksURL: String?
     /// The OpenID Connect end-session endpoint (RP-initiated logout).
     public var endSessionURL: String?
+    /// Sign in with Apple's team, key and endpoints (``ProviderKind/apple`` only).
+    public var apple: AppleSettings?
+    /// The name and e-mail address of a first Sign in with Apple, kept until the caller marks
+    /// the registration done (``AuthSession/markRegistered()``).
+    public var pendingProfile: PendingProfile?
 
     /// True when ID tokens are expected and checked: an issuer is known and the scope has `openid`.
     public var isOpenIDConnect: Bool {
@@ -106,6 +114,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         /// The keys of the stored JSON document, one per property.
         case provider, serverURL, tokenURL, clientID, clientSecret, clientAuthentication, grant, scope
         case issuer, authorizationURL, deviceURL, revocationURL, jwksURL, endSessionURL
+        case apple, pendingProfile
     }
 
     /// The stored form keeps the client secret as a string (the whole document is the
@@ -126,6 +135,8 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         try container.encodeIfPresent(revocationURL, forKey: .revocationURL)
         try container.encodeIfPresent(jwksURL, forKey: .jwksURL)
         try container.encodeIfPresent(endSessionURL, forKey: .endSessionURL)
+        try container.encodeIfPresent(apple, forKey: .apple)
+        try container.encodeIfPresent(pendingProfile, forKey: .pendingProfile)
     }
 
     /// Decodes the stored form, wrapping the client secret in a `Secret` again; throws `DecodingError` when
@@ -146,6 +157,23 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         revocationURL = try container.decodeIfPresent(String.self, forKey: .revocationURL)
         jwksURL = try container.decodeIfPresent(String.self, forKey: .jwksURL)
         endSessionURL = try container.decodeIfPresent(String.self, forKey: .endSessionURL)
+        apple = try container.decodeIfPresent(AppleSettings.self, forKey: .apple)
+        pendingProfile = try container.decodeIfPresent(PendingProfile.self, forKey: .pendingProfile)
+    }
+
+    /// Settings for a Sign in with Apple account of `serverURL` (the app's own API): Apple's
+    /// token (`/auth/token`), key (`/auth/keys`) and revocation (`/auth/revoke`) endpoints under
+    /// `apple.baseURL`, which is also the ID tokens' issuer; the client authenticates with form
+    /// fields, and only the app can bring a new authorization code.
+    public static func apple(serverURL: String, clientID: String, apple: AppleSettings) -> LoginSettings {
+        var settings = LoginSettings(
+            provider: .apple, serverURL: serverURL, tokenURL: apple.baseURL + "/auth/token", clientID: clientID,
+            clientAuthentication: .form, grant: .authorizationCode)
+        settings.issuer = apple.baseURL
+        settings.jwksURL = apple.baseURL + "/auth/keys"
+        settings.revocationURL = apple.baseURL + "/auth/revoke"
+        settings.apple = apple
+        return settings
     }
 
     /// These settings with the issuer and JWKS `metadata` names, and its endpoints where these

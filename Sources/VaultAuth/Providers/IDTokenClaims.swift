@@ -24,6 +24,10 @@ public struct IDTokenClaims: Sendable, Equatable {
     public var email: String?
     /// `name`, when the provider sends it.
     public var name: String?
+    /// `email_verified`, when the provider sends it (a boolean, or the string "true"/"false" as Apple may send it).
+    public var emailVerified: Bool?
+    /// `is_private_email` (Sign in with Apple): true when `email` is a private relay address.
+    public var isPrivateEmail: Bool?
     /// Every claim as the token's payload holds it (a JSON object), for `vault whoami --json`.
     public var json: [UInt8]
 
@@ -51,6 +55,9 @@ public struct IDTokenClaims: Sendable, Equatable {
         self.nonce = object["nonce"] as? String
         self.email = object["email"] as? String
         self.name = object["name"] as? String
+        let flags = try? JSONDecoder().decode(EmailFlags.self, from: Data(payload))
+        self.emailVerified = flags?.email_verified?.value
+        self.isPrivateEmail = flags?.is_private_email?.value
         self.json = payload
     }
 
@@ -64,9 +71,29 @@ public struct IDTokenClaims: Sendable, Equatable {
 
     /// Who signed in, for one line: `sub`, with the e-mail address or name when present.
     public var who: String {
-        let detail = email ?? name
+        let detail = email.map { isPrivateEmail == true ? "\($0), a private relay address," : $0 } ?? name
         return detail.map { "\($0) (sub \(subject))" } ?? "sub \(subject)"
     }
+}
+
+/// The e-mail claims that arrive as JSON booleans or as the strings "true" and "false"
+/// (Sign in with Apple sends both); anything else reads as absent.
+private struct EmailFlags: Decodable {
+    struct Flag: Decodable {
+        var value: Bool?
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let bool = try? container.decode(Bool.self) {
+                value = bool
+            } else if let text = try? container.decode(String.self) {
+                value = text == "true" ? true : text == "false" ? false : nil
+            }
+        }
+    }
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    var email_verified: Flag?
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    var is_private_email: Flag?
 }
 
 /// base64url without padding (RFC 7515 §2), as JWTs and PKCE use it.

@@ -26,6 +26,8 @@ public struct OAuth2Provider: AuthProvider {
     /// The OAuth client id, never empty; sent as ``clientAuthentication`` says.
     public let clientID: String
     let clientSecret: Secret?
+    /// Makes the client secret of each request instead (Sign in with Apple's signed JWT).
+    let appleClientSecret: AppleClientSecret?
     /// Whether the client id and secret go in an HTTP Basic header or in the form body.
     public let clientAuthentication: LoginSettings.ClientAuthentication
     /// The grant ``login(account:password:)`` uses: the password grant or client credentials.
@@ -61,6 +63,8 @@ public struct OAuth2Provider: AuthProvider {
         self.tokenURL = tokenURL
         self.clientID = clientID
         self.clientSecret = settings.clientSecret
+        self.appleClientSecret = settings.apple.map { AppleClientSecret(clientID: clientID, settings: $0, clock: clock) }
+        self.name = settings.provider == .apple ? "apple" : "oauth2"
         self.clientAuthentication = settings.clientAuthentication
         self.grant = settings.grant
         self.scope = settings.scope
@@ -76,8 +80,8 @@ public struct OAuth2Provider: AuthProvider {
         }
     }
 
-    /// `"oauth2"`; see ``AuthProvider/name``.
-    public var name: String { "oauth2" }
+    /// `"oauth2"`, or `"apple"` for Sign in with Apple; see ``AuthProvider/name``.
+    public let name: String
 
     /// True only for the ``LoginSettings/Grant/password`` grant; see ``AuthProvider/needsPassword``.
     public var needsPassword: Bool { grant == .password }
@@ -126,13 +130,26 @@ public struct OAuth2Provider: AuthProvider {
             previous: nil, idToken: .signIn(nonce: nonce))
     }
 
+    /// Exchanges an authorization code that was obtained without PKCE by someone else (an
+    /// app's Sign in with Apple): `redirect_uri` only when given; the ID token must carry
+    /// `nonce` when one is given.
+    public func exchange(code: String, redirectURI: String?, nonce: String?) async throws(AuthError) -> TokenSet {
+        var fields = [("grant_type", "authorization_code"), ("code", code)]
+        if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
+        let tokens = try await tokenRequest(fields, previous: nil, idToken: .signIn(nonce: nonce))
+        // Who signed in is known only from the ID token: an exchange without one is refused.
+        guard tokens.idToken != nil else { throw IDTokenVerifier.refusal("the provider sent none with the code exchange") }
+        return tokens
+    }
+
     /// A POST of `fields` to `url` with the client's authentication; the response, whatever its status.
     func clientPost(_ url: URL, _ fields: [(String, String)]) async throws(AuthError) -> HTTPResponse {
         var form = fields
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
         ]
-        switch (clientAuthentication, clientSecret?.utf8String) {
+        let secret = try await appleClientSecret?.current().utf8String ?? clientSecret?.utf8String
+        switch (clientAuthentication, secret) {
         case (.basic, let secret?):
             let user = FormEncoding.escape(clientID)
             let pass = FormEncoding.escape(secret)
