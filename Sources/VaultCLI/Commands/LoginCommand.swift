@@ -36,10 +36,24 @@ struct LoginCommand: AsyncParsableCommand {
                   --client-secret-file /run/secrets/client --grant client-credentials
               vault login --server https://api.example.com --account me --provider oidc \\
                   --issuer https://accounts.example.com --client-id my-cli [--device]
+
+            With --provider apple (Sign in with Apple, the server's half) the authorization code \
+            the app received is read from standard input; the client secret is signed with the \
+            key of --private-key-file (or $CREDENTIALS_DIRECTORY/AuthKey_<KEYID>.p8, or the key \
+            stored at an earlier sign-in), which is kept in the secure store. --name and --email \
+            (given only at a user's first sign-in) are kept until the registration is marked done.
+
+              app-code | vault login --server https://api.example.com --account alice \\
+                  --provider apple --client-id com.example.app --team-id TEAM --key-id KEY \\
+                  --private-key-file AuthKey_KEY.p8 --name "Alice Example" --email a@example.com
             """)
 
     @OptionGroup var auth: AuthOptions
-    @Option(help: "reference (the reference auth API), oauth2 (endpoints given one by one) or oidc (OpenID Connect discovery).")
+    @Option(
+        help: """
+            reference (the reference auth API), oauth2 (endpoints given one by one), oidc (OpenID Connect discovery) or \
+            apple (Sign in with Apple: the app's authorization code, read from stdin, exchanged here).
+            """)
     var provider: LoginSettings.ProviderKind = .reference
     @Option(help: ArgumentHelp("The OpenID Connect issuer, whose metadata names the endpoints (--provider oidc).", valueName: "url"))
     var issuer: String?
@@ -67,6 +81,7 @@ struct LoginCommand: AsyncParsableCommand {
     var device = false
     @Option(help: "OAuth 2.0 scope to request (oidc default: \"openid profile email offline_access\").")
     var scope: String?
+    @OptionGroup var apple: AppleLoginOptions
     @OptionGroup var store: StoreOptions
 
     /// The scope an OpenID Connect sign-in asks for unless told.
@@ -82,6 +97,10 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in
+            if provider == .apple || apple.isGiven {
+                guard provider == .apple else { throw .invalidRequest("--team-id, --key-id and the other Apple options need --provider apple") }
+                return try await signInWithApple()
+            }
             let clientSecret = try readClientSecret()
             let grant = resolvedGrant
             if provider == .reference && (grant != .password || issuer != nil || authorizationURL != nil) {

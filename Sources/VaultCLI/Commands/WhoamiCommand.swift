@@ -24,8 +24,11 @@ struct WhoamiCommand: AsyncParsableCommand {
 
     func run() async throws {
         var found: IDTokenClaims?
+        var pending: PendingProfile?
         try await reportingAuthErrors { () async throws(AuthError) in
-            found = try await auth.withSession(store) { session throws(AuthError) in try await session.identity() }
+            (found, pending) = try await auth.withSession(store) { session throws(AuthError) in
+                (try await session.identity(), try await session.settings().pendingProfile)
+            }
         }
         guard let claims = found else {
             Terminal.note("\(auth.account) at \(ServerName.normalized(auth.server)) has no ID token (not an OpenID Connect sign-in)")
@@ -40,11 +43,16 @@ struct WhoamiCommand: AsyncParsableCommand {
         let formatter = ISO8601DateFormatter()
         var lines = ["sub: \(claims.subject)"]
         if let email = claims.email { lines.append("email: \(email)") }
+        if let verified = claims.emailVerified { lines.append("email verified: \(verified)") }
+        if let relay = claims.isPrivateEmail { lines.append("private relay address: \(relay)") }
         if let name = claims.name { lines.append("name: \(name)") }
         lines += [
             "iss: \(claims.issuer)", "aud: \(claims.audiences.joined(separator: " "))",
             "issued: \(formatter.string(from: claims.issuedAt))", "expires: \(formatter.string(from: claims.expiresAt))",
         ]
+        // Sign in with Apple: what the first sign-in gave, until the registration is marked done.
+        if let name = pending?.name { lines.append("pending name (not yet registered): \(name)") }
+        if let email = pending?.email { lines.append("pending email (not yet registered): \(email)") }
         for line in lines { Terminal.print(TextEscaping.escaped(line)) }
     }
 }
