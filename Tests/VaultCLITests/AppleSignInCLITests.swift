@@ -20,7 +20,9 @@ struct AppleFixture: Sendable {
     var server: ReferenceAuthServer { auth.server }
 
     /// A code for `sub`, as Apple would give the app.
-    func code(sub: String = "alice", email: String? = "alice@privaterelay.appleid.com", nonce: String? = nil, strings: Bool = false)
+    func code(
+        sub: String = "alice", email: String? = "alice@privaterelay.appleid.com", nonce: String? = nil, strings: Bool = false
+    )
         throws -> String
     {
         try #require(
