@@ -21,7 +21,9 @@ for section in sections {
     case "kdf-once":  // one cold key derivation in a fresh process, timed by the file section
         try KDFParameters.default.deriveKeysForBenchmark(passphrase: Secret("benchmark passphrase"))
     case "requester": try await RequesterBench.run(vaultBinary: vaultBinary, workDirectory: work)
-    case "signin": try await SignInBench.run()
+    case "signin":
+        try await SignInBench.run()
+        try await AppleSignInBench.run()
     case "keyring": try KeyringBench.run()
     default:
         FileHandle.standardError.write(Data("VaultBench: unknown section \(section)\n".utf8))

@@ -115,6 +115,32 @@ struct AppleSignInCLITests {
         }
     }
 
+    /// Apple asks that its refresh tokens be validated at most once a day; vault's part is
+    /// to refresh no more often than the access token's lifetime requires. An 8 s token is
+    /// stale after 4 s (the leeway is at most half the lifetime), and a token refreshed then
+    /// is stale again after 8 s: waves of concurrent processes over 7 s need exactly one.
+    @Test("concurrent requests over most of two lifetimes refresh exactly once, and only once the token is stale")
+    func refreshesOnlyAsTheLifetimeRequires() async throws {
+        try await withAppleFixture(accessTTL: 8) { fixture in
+            let code = try fixture.code()
+            let login = try await fixture.login(code: code)
+            #expect(login.status == 0, "\(login.err)")
+            let start = ContinuousClock.now
+            var waves = 0
+            var sawRefreshEarly = false
+            while ContinuousClock.now - start < .seconds(7), waves < 40 {
+                let results = try await fixture.auth.concurrentRequests(3)
+                #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.err))")
+                waves += 1
+                if ContinuousClock.now - start < .seconds(3.5), fixture.server.stats.refreshes > 0 { sawRefreshEarly = true }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(!sawRefreshEarly, "no refresh while the access token was fresh")
+            #expect(waves >= 5, "the waves ran: \(waves)")
+            #expect(fixture.server.stats.refreshes == 1, "one refresh, not \(fixture.server.stats.refreshes)")
+        }
+    }
+
     @Test("a reused code and an expired code: invalid_grant, exit 3, nothing stored")
     func badCodes() async throws {
         try await withAppleFixture { fixture in
