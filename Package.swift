@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VaultAuth", targets: ["VaultAuth"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-auth", targets: ["vault-auth"]),
+        .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
         .executable(name: "vault-auth-server", targets: ["vault-auth-server"]),
     ],
     dependencies: [
@@ -77,6 +78,7 @@ let package = Package(
         ),
         .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"]),
         .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"]),
+        .executableTarget(name: "git-credential-vault", dependencies: ["VaultStoreCLI"]),
         .target(
             name: "AuthServer",
             dependencies: [

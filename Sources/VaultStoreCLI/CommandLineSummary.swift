@@ -30,7 +30,7 @@ public enum CommandLineSummary {
         if let code = error as? ExitCode { Terminal.exit(code.rawValue) }
         if Root.exitCode(for: error) == .success { Root.exit(withError: error) }
         let message = Root.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
-        Terminal.note("\(message) (see vault --help)")
+        Terminal.note("\(message) (see \(Root.configuration.commandName ?? "vault") --help)")
         Terminal.exit(ExitStatus.usage)
     }
 }

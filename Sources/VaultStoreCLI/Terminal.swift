@@ -42,12 +42,19 @@ package enum Terminal {
         write(Array((line + "\n").utf8))
     }
 
-    /// One line on stderr, prefixed with `vault: `. Control characters (newlines, escape
+    /// One line on stderr, prefixed with `vault: ` (``programName``). Control characters (newlines, escape
     /// sequences from a server's message or a keyring label) are shown escaped, so an
     /// error stays one line and nothing reaches the terminal raw.
     package static func note(_ message: String) {
-        _ = writeAll(Array("vault: \(TextEscaping.escaped(message))\n".utf8), to: STDERR_FILENO)
+        _ = writeAll(Array("\(programName): \(TextEscaping.escaped(message))\n".utf8), to: STDERR_FILENO)
     }
+
+    /// How messages name this program: `git-credential-vault` when it runs under that
+    /// name (git's helper), else `vault`.
+    static let programName: String = {
+        let name = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "vault"
+        return name == "git-credential-vault" ? name : "vault"
+    }()
 
     /// Ends the process with `status`.
     package static func exit(_ status: Int32) -> Never {

@@ -20,7 +20,8 @@
 /// another application's attributes) is never read, changed or removed, even when its
 /// `user` and `server` match. So is an item of another application's schema: a password
 /// item's `xdg:schema`, when it has one, must be the network-password schema (vault's and
-/// git's) or `org.freedesktop.Secret.Generic` (what `secret-tool store` writes); an item
+/// git's), `org.git.Password` (later git's) or `org.freedesktop.Secret.Generic` (what
+/// `secret-tool store` writes); an item
 /// of the other kinds must carry vault's own schema or none. Shapes are ranked in this order (best first): `load` reads
 /// the best, newest item; `save` updates the best `.current` or `.plainPair` item (or
 /// creates a `.current` one) and deletes the key's other items, so a legacy item is
@@ -37,8 +38,10 @@ enum ItemShape: Int, Comparable, Sendable {
         "xdg:schema", "Title", "UserName", "URL", "Notes", "Path", "Uuid", "FDO_SECRETS_CONTENT_TYPE",
     ]
 
-    /// The schemas a password item of vault's may carry (or none at all).
-    static let passwordSchemas: Set<String> = [LibSecretSchema.name, "org.freedesktop.Secret.Generic"]
+    /// The schemas a password item of vault's may carry (or none at all): the network-password
+    /// schema (vault's, and what git's libsecret helper writes in Debian 12), `secret-tool`'s generic
+    /// one, and `org.git.Password`, which later git's libsecret helper writes.
+    static let passwordSchemas: Set<String> = [LibSecretSchema.name, "org.freedesktop.Secret.Generic", "org.git.Password"]
 
     /// `attributes` without the ignored ones.
     static func significant(_ attributes: [String: String]) -> [String: String] {
