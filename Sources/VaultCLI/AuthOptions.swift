@@ -31,7 +31,12 @@ struct AuthOptions: ParsableArguments {
     /// `--timeout` (or `fallback` when not given) as a `Duration`, or `.invalidRequest` when it
     /// is not a number of seconds above 0 and at most a day (`nan`, `inf`, `1e300`, `-1`).
     func validatedTimeout(default fallback: Double = defaultRequestTimeout) throws(AuthError) -> Duration {
-        let seconds = timeout ?? fallback
+        try Self.requestTimeout(seconds: timeout ?? fallback)
+    }
+
+    /// `seconds` (default 30) as a `Duration`, under the rules of ``validatedTimeout(default:)``.
+    static func requestTimeout(seconds given: Double?) throws(AuthError) -> Duration {
+        let seconds = given ?? defaultRequestTimeout
         guard seconds.isFinite, seconds > 0, seconds <= Self.maximumTimeout else {
             throw .invalidRequest("--timeout must be a number of seconds above 0 and at most \(Int(Self.maximumTimeout))")
         }
@@ -50,8 +55,16 @@ struct AuthOptions: ParsableArguments {
     func withSession<T: Sendable>(
         _ store: StoreOptions, interactive: Bool = false, _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
-        guard !account.isEmpty else { throw .invalidRequest("the account must not be empty") }
         let requestTimeout = try exchangeTimeout(interactive: interactive)
+        try Self.checkServer(server, account: account)
+        let secureStore = try Self.openStore(store)
+        return try await Self.withSession(
+            server: server, account: account, requestTimeout: requestTimeout, secureStore: secureStore, options: store, body)
+    }
+
+    /// Refuses an empty account, and a server that is not a base URL vault may send a token to.
+    static func checkServer(_ server: String, account: String) throws(AuthError) {
+        guard !account.isEmpty else { throw .invalidRequest("the account must not be empty") }
         guard let url = URL(string: server), url.host != nil else {
             throw .invalidRequest("--server must be a URL such as https://auth.example.com")
         }
@@ -59,15 +72,25 @@ struct AuthOptions: ParsableArguments {
             throw .invalidRequest("--server must be the server's base URL, without a query or a fragment")
         }
         try URLPolicy.check(url)
-        let decision: BackendDecision
-        let secureStore: any SecureStore
+    }
+
+    /// The selected store, opened (with `--verbose`, the choice said on stderr).
+    static func openStore(_ store: StoreOptions) throws(AuthError) -> any SecureStore {
         do {
-            decision = try store.decision()
+            let decision = try store.decision()
             if store.verbose { Terminal.note("backend \(decision)") }
-            secureStore = try StoreFactory.open(decision, options: store)
+            return try StoreFactory.open(decision, options: store)
         } catch {
             throw .store(error)
         }
+    }
+
+    /// Runs `body` with a session for `account` on `server` over `secureStore`; shuts the
+    /// HTTP client down after. The server must have passed ``checkServer(_:account:)``.
+    static func withSession<T: Sendable>(
+        server: String, account: String, requestTimeout: Duration, secureStore: any SecureStore, options store: StoreOptions,
+        _ body: (AuthSession) async throws(AuthError) -> T
+    ) async throws(AuthError) -> T {
         let transport = AsyncHTTPTransport()
         let configuration = Requester.Configuration(requestTimeout: requestTimeout)
         var logger = Logger(label: "vault")

@@ -19,11 +19,58 @@ import FoundationEssentials
 /// pool's worker) would otherwise leave it deaf to Ctrl-C and `kill` at a prompt.
 package enum ProcessHardening {
     package static func apply() {
+        recordInheritedState()
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
         setNotDumpable()
         holdClosedStandardDescriptors()
         unblockSignals()
+    }
+
+    /// What the process was given before ``apply()`` changed it: the core-file limit and the
+    /// signals it was started ignoring. Written once, at start, before any other thread runs.
+    nonisolated(unsafe) private static var inheritedCoreLimit: rlimit?
+    nonisolated(unsafe) private static var inheritedIgnored: Set<Int32> = []
+
+    /// The signals ``restoreForExec()`` looks at (the classic ones; real-time signals are
+    /// not touched by vault).
+    private static let classicSignals = Int32(1)...Int32(31)
+
+    private static func recordInheritedState() {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 { inheritedCoreLimit = limit }
+        for signalNumber in classicSignals where signalNumber != SIGKILL && signalNumber != SIGSTOP {
+            var action = sigaction()
+            if sigaction(signalNumber, nil, &action) == 0, isIgnored(action) {
+                inheritedIgnored.insert(signalNumber)
+            }
+        }
+    }
+
+    /// Undoes what vault changed in the state `execve` passes on, so a command that replaces
+    /// vault (`vault exec`) starts as it would from the shell: the core-file limit vault
+    /// was given, an empty signal mask (the calling thread's mask survives `exec`), and the
+    /// default action for every signal vault ignores but was not started ignoring (a
+    /// signal the parent ignores, as `nohup` does, stays ignored). Handlers need nothing:
+    /// `exec` resets them. The process stays not dumpable until `exec` resets that too.
+    package static func restoreForExec() {
+        if var limit = inheritedCoreLimit { _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &limit) }
+        for signalNumber in classicSignals where signalNumber != SIGKILL && signalNumber != SIGSTOP {
+            var action = sigaction()
+            guard sigaction(signalNumber, nil, &action) == 0, isIgnored(action),
+                !inheritedIgnored.contains(signalNumber)
+            else { continue }
+            _ = signal(signalNumber, SIG_DFL)
+        }
+        var none = sigset_t()
+        sigemptyset(&none)
+        _ = pthread_sigmask(SIG_SETMASK, &none, nil)
+    }
+
+    /// Whether `action` is `SIG_IGN` (the handler value 1; C's function-pointer constants do
+    /// not compare in Swift).
+    private static func isIgnored(_ action: sigaction) -> Bool {
+        unsafeBitCast(action.__sigaction_handler, to: Int.self) == 1
     }
 
     /// Empties the signal mask inherited through `exec` (dispositions are left alone: a

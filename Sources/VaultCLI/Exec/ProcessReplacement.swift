@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import VaultStoreCLI
+
+/// The last step of `vault exec`: this process becomes the command.
+enum ProcessReplacement {
+    /// Sets `values` in the environment and replaces this process with `command` (`execvp`:
+    /// found on `PATH` unless it names a path). The state vault changed for itself (the
+    /// core-file limit, ignored signals, the signal mask) is restored first. When the
+    /// command cannot be run: one line, and exit 127 when it is not found, else 126.
+    static func exec(_ command: [String], setting values: [(name: String, value: [UInt8])]) -> Never {
+        for (name, value) in values {
+            // Byte for byte: a secret need not be UTF-8.
+            let cValue = value.map { CChar(bitPattern: $0) } + [0]
+            guard setenv(name, cValue, 1) == 0 else {
+                Terminal.note("cannot set \(name): \(String(cString: strerror(errno)))")
+                Terminal.exit(ExitStatus.unavailable)
+            }
+        }
+        ProcessHardening.restoreForExec()
+        let argv = command.map { strdup($0) } + [nil]
+        execvp(command[0], argv)
+        let failure = errno
+        Terminal.note("cannot run \(command[0]): \(String(cString: strerror(failure)))")
+        Terminal.exit(failure == ENOENT || failure == ENOTDIR ? 127 : 126)
+    }
+}
