@@ -13,8 +13,12 @@ import VaultStore
 /// Reads input that a user or another program supplies, never more than a limit: a
 /// runaway pipe or a huge file is refused with `.invalidInput` instead of filling memory.
 package enum BoundedRead {
-    /// Everything `fd` delivers until end of input; throws when it exceeds `limit` bytes.
-    package static func all(fd: Int32, limit: Int, what: String) throws(VaultError) -> [UInt8] {
+    /// Everything `fd` delivers until end of input, or until `complete(bytes, newFrom)` says
+    /// the bytes read so far (the new ones start at `newFrom`) are a whole message; throws
+    /// when it exceeds `limit` bytes.
+    package static func all(
+        fd: Int32, limit: Int, what: String, until complete: ([UInt8], Int) -> Bool = { _, _ in false }
+    ) throws(VaultError) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -23,7 +27,9 @@ package enum BoundedRead {
             if n < 0 { throw .invalidInput("cannot read \(what): \(String(cString: strerror(errno)))") }
             if n == 0 { return bytes }
             guard bytes.count + n <= limit else { throw .invalidInput("\(what) holds more than \(limit >> 20) MiB") }
+            let newFrom = bytes.count
             bytes.append(contentsOf: buffer[0..<n])
+            if complete(bytes, newFrom) { return bytes }
         }
     }
 

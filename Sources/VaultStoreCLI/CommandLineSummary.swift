@@ -23,6 +23,19 @@ public enum CommandLineSummary {
         LockCommand.self, UnlockCommand.self,
     ]
 
+    /// Hardens the process (``ProcessHardening``), parses `arguments` as `Root`'s command line,
+    /// runs the command, and exits: 0, or as ``exit(after:of:)`` says.
+    package static func runToExit<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) -> Never {
+        ProcessHardening.apply()
+        do {
+            var command = try Root.parseAsRoot(arguments)
+            try command.run()
+            Terminal.exit(ExitStatus.success)
+        } catch {
+            exit(after: error, of: Root.self)
+        }
+    }
+
     /// Ends the process for an error of parsing or running `Root`: an `ExitCode` as it is;
     /// help and version requests print and exit 0; bad usage is one line on stderr
     /// pointing at the help, and exit 2 (not swift-argument-parser's 64).

@@ -30,13 +30,6 @@ public struct StoreCommand: ParsableCommand {
             AuthExecutable.replaceProcess(arguments: arguments)
         }
         AuthExecutable.forgetHandOver()
-        ProcessHardening.apply()
-        do {
-            var command = try parseAsRoot(arguments)
-            try command.run()
-            Terminal.exit(ExitStatus.success)
-        } catch {
-            CommandLineSummary.exit(after: error, of: Self.self)
-        }
+        CommandLineSummary.runToExit(Self.self, arguments: arguments)
     }
 }

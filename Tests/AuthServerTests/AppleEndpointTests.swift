@@ -457,22 +457,11 @@ struct AppleEndpointTests {
     }
 }
 
-/// The `vault-auth-server` binary beside the test bundle, when it has been built.
-private let appleServerBinary: URL? = {
-    var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-    for _ in 0..<3 {
-        let candidate = directory.appendingPathComponent("vault-auth-server")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    return nil
-}()
-
-@Suite("vault-auth-server --apple-client", .enabled(if: appleServerBinary != nil, "vault-auth-server is not built"))
+@Suite("vault-auth-server --apple-client", .enabled(if: serverBinary != nil, "vault-auth-server is not built"))
 struct AppleExecutableTests {
     @Test("bad values and unreadable or invalid key files are usage errors; a good one serves /apple")
     func appleClientOption() async throws {
-        let binary = try #require(appleServerBinary)
+        let binary = try #require(serverBinary)
         let key = P256.Signing.PrivateKey()
         try await withTemporaryDirectory("apple-client") { directory in
             let good = directory + "/key.pem"

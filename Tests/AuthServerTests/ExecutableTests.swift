@@ -6,8 +6,9 @@ import Foundation
 import Testing
 import VaultTestSupport
 
-/// The `vault-auth-server` binary beside the test bundle, when it has been built.
-private let serverBinary: URL? = {
+/// The `vault-auth-server` binary beside the test bundle, when it has been built (the
+/// executable suites of this target share it).
+let serverBinary: URL? = {
     var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
     for _ in 0..<3 {
         let candidate = directory.appendingPathComponent("vault-auth-server")

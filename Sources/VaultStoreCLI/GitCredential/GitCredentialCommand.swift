@@ -42,14 +42,7 @@ public struct GitCredentialCommand: ParsableCommand {
     public static func main(arguments: [String]) -> Never {
         ArgumentText.requireUTF8()
         AuthExecutable.forgetHandOver()
-        ProcessHardening.apply()
-        do {
-            var command = try parseAsRoot(arguments)
-            try command.run()
-            Terminal.exit(ExitStatus.success)
-        } catch {
-            CommandLineSummary.exit(after: error, of: Self.self)
-        }
+        CommandLineSummary.runToExit(Self.self, arguments: arguments)
     }
 
     public func run() throws {
@@ -79,19 +72,9 @@ public struct GitCredentialCommand: ParsableCommand {
     /// Standard input up to the blank line that ends a message (or its end), at most
     /// ``GitCredentialMessage/byteLimit`` bytes.
     static func readMessage() throws(VaultError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress!, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { throw .invalidInput("cannot read the credential from standard input: \(String(cString: strerror(errno)))") }
-            if n == 0 { return bytes }
-            let searchFrom = max(bytes.count - 1, 0)  // a blank line may straddle two reads
-            bytes.append(contentsOf: buffer[0..<n])
-            guard bytes.count <= GitCredentialMessage.byteLimit else {
-                throw .invalidInput("git sent more than \(GitCredentialMessage.byteLimit >> 20) MiB; that is not a credential")
-            }
-            if bytes.first == 0x0A || bytes[searchFrom...].firstRange(of: [0x0A, 0x0A]) != nil { return bytes }
+        try BoundedRead.all(fd: STDIN_FILENO, limit: GitCredentialMessage.byteLimit, what: "the credential git sent") { bytes, newFrom in
+            // A blank line: the input starts with one, or "\n\n" ends in the new bytes.
+            bytes.first == 0x0A || bytes[max(newFrom - 1, 0)...].firstRange(of: [0x0A, 0x0A]) != nil
         }
     }
 }
