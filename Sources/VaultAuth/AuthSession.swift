@@ -147,7 +147,10 @@ public struct AuthSession: Sendable {
         public var idToken: Secret?
     }
 
-    /// Forgets the tokens and settings (and the password with `forgetPassword`). With `revoke`,
+    /// Forgets the tokens and settings (and the password with `forgetPassword`). A Sign in with
+    /// Apple account has no password: its settings item (the developer's key and the pending
+    /// profile) stays unless `forgetPassword`, and a password item of the same server and
+    /// account (not written by its sign-in) is never removed. With `revoke`,
     /// and a revocation endpoint in the settings, then tells the provider (RFC 7009): the
     /// refresh token, then the access token, each offered even if the other failed. The
     /// local tokens are gone whatever the provider says; the report says whether it could be
@@ -160,9 +163,10 @@ public struct AuthSession: Sendable {
             // Read and deleted under the lock, so a refresh under way cannot store tokens back.
             let settings = (try await items.loadSettingsData()).flatMap(LoginSettings.decode)
             let tokens = try await items.loadTokens()
+            let isApple = settings?.provider == .apple
             try await items.removeTokens()
-            try await items.removeSettings()
-            if forgetPassword { try await items.removePassword() }
+            if !isApple || forgetPassword { try await items.removeSettings() }
+            if forgetPassword, !isApple { try await items.removePassword() }
             return (settings, tokens)
         }
         report.settings = settings

@@ -15,13 +15,18 @@ import VaultStore
 package enum BoundedRead {
     /// Everything `fd` delivers until end of input, or until `complete(bytes, newFrom)` says
     /// the bytes read so far (the new ones start at `newFrom`) are a whole message; throws
-    /// when it exceeds `limit` bytes.
+    /// when it exceeds `limit` bytes, or when `within` is given and the input has not ended
+    /// by then (a writer that never closes its end).
     package static func all(
-        fd: Int32, limit: Int, what: String, until complete: ([UInt8], Int) -> Bool = { _, _ in false }
+        fd: Int32, limit: Int, what: String, within: Duration? = nil, until complete: ([UInt8], Int) -> Bool = { _, _ in false }
     ) throws(VaultError) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = within.map { ContinuousClock.now + $0 }
         while true {
+            if let deadline, let within {
+                try waitForInput(fd: fd, until: deadline, what: what, within: within)
+            }
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
             if n < 0 { throw .invalidInput("cannot read \(what): \(String(cString: strerror(errno)))") }
@@ -30,6 +35,20 @@ package enum BoundedRead {
             let newFrom = bytes.count
             bytes.append(contentsOf: buffer[0..<n])
             if complete(bytes, newFrom) { return bytes }
+        }
+    }
+
+    /// Waits until `fd` can be read (data, end of input or an error), at most until `deadline`.
+    private static func waitForInput(fd: Int32, until deadline: ContinuousClock.Instant, what: String, within: Duration) throws(VaultError) {
+        while true {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0, errno == EINTR { continue }
+            if ready < 0 { throw .invalidInput("cannot read \(what): \(String(cString: strerror(errno)))") }
+            throw .invalidInput("\(what) did not end within \(within.components.seconds) s (is its writer still open?)")
         }
     }
 

@@ -16,13 +16,15 @@ package enum SecretInput {
     /// The most a secret may hold.
     package static let maximumSize = 1 << 20
 
-    package static func read(prompt: String) throws(VaultError) -> Secret {
+    /// The secret; from a pipe, all of it, which must end `within` that long when given.
+    package static func read(prompt: String, within: Duration? = nil) throws(VaultError) -> Secret {
         let secret: Secret
         if Terminal.stdinIsTerminal {
             secret = try TerminalPrompt.readSecret(prompt: prompt)
         } else {
             // Room for one trailing newline (or CRLF) after a secret of the largest size.
-            let bytes = try BoundedRead.all(fd: STDIN_FILENO, limit: maximumSize + 2, what: "the secret on standard input")
+            let bytes = try BoundedRead.all(
+                fd: STDIN_FILENO, limit: maximumSize + 2, what: "the secret on standard input", within: within)
             secret = Secret(bytes: PassphraseSource.dropOneNewline(bytes))
             guard secret.bytes.count <= maximumSize else { throw .invalidInput("the secret is larger than 1 MiB") }
         }

@@ -107,4 +107,17 @@ struct AppleSignInPartsTests {
         #expect(decoded.tokenURL == "http://127.0.0.1:9/apple/auth/token" && decoded.issuer == "http://127.0.0.1:9/apple")
         #expect(!settings.description.contains("pem"))
     }
+
+    @Test("a pending profile is bound to the first user whose sign-in succeeds with it, and dropped for another user")
+    func profileBinding() {
+        let waiting = PendingProfile(name: "Alice Example", email: "a@example.com")
+        let alices = waiting.bound(to: "001.alice")
+        #expect(alices == PendingProfile(name: "Alice Example", email: "a@example.com", subject: "001.alice"))
+        #expect(alices?.bound(to: "001.alice") == alices, "the same user keeps it")
+        #expect(alices?.bound(to: "002.bob") == nil, "another user does not get it")
+        #expect(alices?.updated(with: PendingProfile(name: nil, email: "new@example.com")).subject == "001.alice")
+        let data = try? JSONEncoder().encode(alices)
+        #expect(data.flatMap { String(decoding: $0, as: UTF8.self).contains("\"sub\":\"001.alice\"") } == true)
+        #expect(data.flatMap { try? JSONDecoder().decode(PendingProfile.self, from: $0) } == alices)
+    }
 }

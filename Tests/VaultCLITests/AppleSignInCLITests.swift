@@ -162,7 +162,8 @@ struct AppleSignInCLITests {
     func badClientSecret() async throws {
         try await withAppleFixture { fixture in
             let otherKey = "\(fixture.auth.dir)/other.p8"
-            _ = FileManager.default.createFile(atPath: otherKey, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8))
+            _ = FileManager.default.createFile(
+                atPath: otherKey, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
             for (extra, keyFile) in [([], otherKey), (["--team-id", "OTHERTEAM"], nil), (["--key-id", "OTHERKEY"], nil)] {
                 let code = try fixture.code()
                 var args = extra
@@ -172,6 +173,28 @@ struct AppleSignInCLITests {
                 #expect(result.err.contains("invalid_client"), "\(result.err)")
                 fixture.expectNoSecrets(result, code: code)
             }
+        }
+    }
+
+    /// Apple's refresh tokens do not rotate, so a refresh whose ID token fails a check loses
+    /// nothing by failing: the expired access token is not replaced (exit 5, the server's
+    /// fault), and once the provider sends good tokens again the kept refresh token works.
+    @Test("a refresh whose ID token has a bad signature, audience or issuer fails (exit 5); the refresh token still works afterwards")
+    func badIDTokenAtRefresh() async throws {
+        try await withAppleFixture(accessTTL: 1) { fixture in
+            let login = try await fixture.login(code: try fixture.code())
+            #expect(login.status == 0, "\(login.err)")
+            for fault in [IDTokenFault.badSignature, .wrongAudience, .wrongIssuer, .unpublishedKey] {
+                fixture.server.setIDTokenFault(fault)
+                try await Task.sleep(for: .milliseconds(1100))  // the access token expires
+                let refused = try await fixture.auth.request()
+                #expect(refused.status == 5, "\(fault): \(refused.status) \(refused.err)")
+                #expect(refused.err.contains("the ID token that came with the refresh was refused"), "\(refused.err)")
+                #expect(refused.err.split(separator: "\n").count == 1, "one line: \(refused.err)")
+            }
+            fixture.server.setIDTokenFault(.none)
+            let after = try await fixture.auth.request()
+            #expect(after.status == 0, "the kept refresh token works: \(after.err)")
         }
     }
 
@@ -200,6 +223,12 @@ struct AppleSignInCLITests {
             let whoami = try await fixture.whoami()
             #expect(whoami.out.contains("pending name (not yet registered): Alice Example\n"), "\(whoami.out)")
             #expect(whoami.out.contains("pending email (not yet registered): a@example.com\n"), "\(whoami.out)")
+            // Another Apple user signing in to this account does not inherit it.
+            let other = try await fixture.login(code: try fixture.code(sub: "001.bob", email: "bob@example.com"))
+            #expect(other.status == 0, "\(other.err)")
+            let afterOther = try await fixture.whoami()
+            #expect(afterOther.out.contains("sub: 001.bob\n"), "\(afterOther.out)")
+            #expect(!afterOther.out.contains("pending"), "alice's name is not bob's: \(afterOther.out)")
         }
     }
 
@@ -211,7 +240,8 @@ struct AppleSignInCLITests {
             let missing = try await fixture.login(code: "c", keyFile: "\(fixture.auth.dir)/nope.p8")
             #expect(missing.status == 2 && missing.err.contains("cannot read the private key"), "\(missing.err)")
             let junk = "\(fixture.auth.dir)/junk.p8"
-            _ = FileManager.default.createFile(atPath: junk, contents: Data("-----BEGIN PRIVATE KEY-----\nsecret-junk-77\n".utf8))
+            _ = FileManager.default.createFile(
+                atPath: junk, contents: Data("-----BEGIN PRIVATE KEY-----\nsecret-junk-77\n".utf8), attributes: [.posixPermissions: 0o600])
             let notPEM = try await fixture.login(code: "c", keyFile: junk)
             #expect(notPEM.status == 3 && notPEM.err.contains("P-256"), "\(notPEM.err)")
             #expect(!notPEM.err.contains("secret-junk-77"))
@@ -220,6 +250,79 @@ struct AppleSignInCLITests {
             for result in [empty, missing, notPEM, stray] {
                 #expect(result.err.split(separator: "\n").count == 1, "one line: \(result.err)")
             }
+        }
+    }
+
+    @Test(
+        "a key file open to others, a FIFO, a key id that is not letters and digits, a query in --apple-url, a code that never ends: exit 2 at once")
+    func keyFileAndInputBounds() async throws {
+        try await withAppleFixture { fixture in
+            let dir = fixture.auth.dir
+            let open = "\(dir)/open.p8"
+            _ = FileManager.default.createFile(atPath: open, contents: Data(fixture.keyPEM.utf8), attributes: [.posixPermissions: 0o644])
+            let shared = try await fixture.login(code: try fixture.code(), keyFile: open)
+            #expect(shared.status == 2 && shared.err.contains("open to other users (mode 644)"), "\(shared.err)")
+            // A symbolic link to a private key is fine.
+            try FileManager.default.createSymbolicLink(atPath: "\(dir)/link.p8", withDestinationPath: fixture.keyPath)
+            let linked = try await fixture.login(code: try fixture.code(), keyFile: "\(dir)/link.p8")
+            #expect(linked.status == 0, "\(linked.err)")
+
+            #expect(mkfifo("\(dir)/fifo.p8", 0o600) == 0)
+            let start = ContinuousClock.now
+            let fifo = try await fixture.login(code: try fixture.code(), keyFile: "\(dir)/fifo.p8")
+            #expect(fifo.status == 2 && fifo.err.contains("not a regular file"), "\(fifo.err)")
+            #expect(ContinuousClock.now - start < .seconds(20), "refused, not waited on")
+
+            for keyID in ["../AuthKey_X", "KEY/1", "KEY 1", ""] {
+                let bad = try await fixture.auth.vault(
+                    [
+                        "login", "--server", fixture.url, "--account", "alice", "--provider", "apple", "--client-id", AppleFixture.client,
+                        "--team-id", AppleFixture.team, "--key-id", keyID, "--apple-url", "\(fixture.url)/apple",
+                    ], stdin: "code", env: ["CREDENTIALS_DIRECTORY": dir])
+                #expect(bad.status == 2 && bad.err.contains("--key-id must be letters and digits"), "\(keyID): \(bad.err)")
+            }
+            for url in ["\(fixture.url)/apple?x=1", "\(fixture.url)/apple#f"] {
+                let bad = try await fixture.login(code: "c", extra: ["--apple-url", url])
+                #expect(bad.status == 2 && bad.err.contains("without a query or a fragment"), "\(bad.err)")
+            }
+
+            // A writer that never closes: the read ends at --timeout.
+            let hanging = try await ChildProcess.runAsync(
+                "/bin/sh",
+                [
+                    "-c", "{ printf code; sleep 30; } | \"$0\" \"$@\"", VaultProcess.vaultPath, "login", "--server", fixture.url, "--account",
+                    "alice", "--provider", "apple", "--client-id", AppleFixture.client, "--team-id", AppleFixture.team, "--key-id",
+                    AppleFixture.keyID, "--private-key-file", fixture.keyPath, "--apple-url", "\(fixture.url)/apple", "--timeout", "2",
+                ], environment: fixture.auth.env, timeout: 60)
+            #expect(hanging.status == 2 && hanging.err.contains("did not end within 2 s"), "\(hanging.err)")
+        }
+    }
+
+    @Test("logout keeps the key and the pending profile (--forget-password forgets them) and never a password item it did not write")
+    func logoutKeepsWhatItShould() async throws {
+        try await withAppleFixture { fixture in
+            let save = try await fixture.auth.vault(["save", "--server", fixture.url, "--account", "alice", "--label", "mine"], stdin: "not-apples")
+            #expect(save.status == 0, "\(save.err)")
+            let login = try await fixture.login(code: try fixture.code(), extra: ["--name", "Alice Example"])
+            #expect(login.status == 0, "\(login.err)")
+            let logout = try await fixture.auth.vault(["logout", "--server", fixture.url, "--account", "alice"])
+            #expect(logout.status == 0, "\(logout.err)")
+            // No key file given: the stored key signs the next sign-in.
+            let again = try await fixture.auth.vault(
+                [
+                    "login", "--server", fixture.url, "--account", "alice", "--provider", "apple", "--client-id", AppleFixture.client,
+                    "--team-id", AppleFixture.team, "--key-id", AppleFixture.keyID, "--apple-url", "\(fixture.url)/apple",
+                ], stdin: try fixture.code())
+            #expect(again.status == 0, "the key was kept: \(again.err)")
+            #expect(try await fixture.whoami().out.contains("pending name (not yet registered): Alice Example"))
+
+            let forget = try await fixture.auth.vault(["logout", "--server", fixture.url, "--account", "alice", "--forget-password"])
+            #expect(forget.status == 0, "\(forget.err)")
+            let list = try await fixture.auth.vault(["list"])
+            #expect(list.out.contains("\(fixture.url)\talice\tmine"), "the password item vault save wrote is kept: \(list.out)")
+            #expect(list.out.split(separator: "\n").count == 1, "the key and the tokens are gone: \(list.out)")
+            let load = try await fixture.auth.vault(["load", "--server", fixture.url, "--account", "alice"])
+            #expect(load.out == "not-apples")
         }
     }
 }

@@ -196,7 +196,8 @@ public struct OAuth2Provider: AuthProvider {
             throw TokenCharacters.refusal("a refresh token", status: response.status)
         }
         let refresh = refreshText.map { Secret($0) }
-        let idToken = try await verifiedIDToken(object["id_token"], check: check, previous: previous)
+        let idToken = try await verifiedIDToken(
+            object["id_token"], check: check, previous: previous, rotated: refresh != nil, status: response.status)
         return TokenSet(
             accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
             refreshToken: refresh ?? previous?.refreshToken,
@@ -211,10 +212,16 @@ public struct OAuth2Provider: AuthProvider {
     /// OpenID Connect code exchange (one with a nonce) must bring one. With a refresh the
     /// provider has already rotated the refresh token, so failing the exchange would end the
     /// session: a token that is malformed or fails a check (signature, issuer, audience,
-    /// times) is dropped, the session's earlier one stays, and a warning is logged. Only a
-    /// verified token naming another user or other audiences than the session's (Core §12.2)
-    /// fails the refresh: the session is no longer the one the person signed in to.
-    private func verifiedIDToken(_ value: Any?, check: IDTokenCheck, previous: TokenSet?) async throws(AuthError) -> Secret? {
+    /// times) is dropped, the session's earlier one stays, and a warning is logged. When the
+    /// refresh did not rotate the refresh token (`rotated` false, as Sign in with Apple's
+    /// never do), the old one still works, so such a token fails the refresh instead: a
+    /// `.server` error with the response's 2xx `status` (transient: a still valid access
+    /// token goes on being used; exit 5). A verified token naming another user or other
+    /// audiences than the session's (Core §12.2) always fails the refresh: the session is no
+    /// longer the one the person signed in to.
+    private func verifiedIDToken(
+        _ value: Any?, check: IDTokenCheck, previous: TokenSet?, rotated: Bool, status: Int
+    ) async throws(AuthError) -> Secret? {
         guard let idTokenVerifier else { return nil }
         guard let value, !(value is NSNull) else {
             // OpenID Connect Core §3.1.3.3: a code exchange for a request with a nonce (scope
@@ -236,6 +243,9 @@ public struct OAuth2Provider: AuthProvider {
                 guard let text else { throw IDTokenVerifier.refusal("it is not a compact JWT of at most 16 KiB") }
                 claims = try await idTokenVerifier.verify(text, nonce: nil)
             } catch {
+                guard rotated else {
+                    throw .server(status: status, message: "the ID token that came with the refresh was refused (\(error))")
+                }
                 logger.warning("the ID token that came with the refresh was not kept (\(error)); the new tokens are")
                 return nil
             }

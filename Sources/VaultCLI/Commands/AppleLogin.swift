@@ -46,18 +46,29 @@ extension LoginCommand {
         if clientSecretFile != nil || tokenURL != nil || issuer != nil || authorizationURL != nil || device {
             throw .invalidRequest("--provider apple takes neither --client-secret-file nor other endpoints, --issuer or --device")
         }
+        guard baseURL.query == nil, baseURL.fragment == nil, !base.contains("?"), !base.contains("#") else {
+            throw .invalidRequest("--apple-url must be a base URL, without a query or a fragment")
+        }
+        guard let teamID = apple.teamID, let keyID = apple.keyID else {
+            throw .invalidRequest("--provider apple needs --team-id and --key-id")
+        }
+        // Apple's ids are 10 letters and digits; the key id also names a file.
+        for (option, value) in [("--team-id", teamID), ("--key-id", keyID)]
+        where value.isEmpty || value.count > 64
+            || !value.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+        {
+            throw .invalidRequest("\(option) must be letters and digits (Apple's ids are 10 of them)")
+        }
         let server = ServerName.normalized(auth.server)
         let profile = PendingProfile(name: apple.name, email: apple.email)
+        let codeWait = try auth.validatedTimeout()
         let tokens = try await auth.withSession(store) { session throws(AuthError) -> TokenSet in
             let key = try await privateKey(session: session)
-            guard let teamID = apple.teamID, !teamID.isEmpty, let keyID = apple.keyID, !keyID.isEmpty else {
-                throw .invalidRequest("--provider apple needs --team-id and --key-id")
-            }
             let settings = LoginSettings.apple(
                 serverURL: server, clientID: clientID, apple: AppleSettings(teamID: teamID, keyID: keyID, privateKey: key, baseURL: base))
             // The key is checked before the code is read, so a bad key never wastes a code.
             _ = try await AppleClientSecret(clientID: clientID, settings: settings.apple!).current()
-            let code = try readAuthorizationCode()
+            let code = try readAuthorizationCode(within: codeWait)
             Interruption.handle("the sign-in")
             return try await session.signInWithApple(
                 code: code, settings: settings, profile: profile.isEmpty ? nil : profile, nonce: apple.nonce,
@@ -78,7 +89,7 @@ extension LoginCommand {
         }
         if let path {
             do throws(VaultError) {
-                let bytes = try BoundedRead.file(path, limit: 1 << 20)
+                let bytes = try PrivateKeyFile.read(path)
                 guard let text = String(validating: bytes, as: UTF8.self), !text.isEmpty else {
                     throw VaultError.invalidInput("\(path) is not a PEM text file")
                 }
@@ -93,11 +104,12 @@ extension LoginCommand {
         throw .invalidRequest("--provider apple needs --private-key-file (or $CREDENTIALS_DIRECTORY/AuthKey_<KEYID>.p8)")
     }
 
-    /// The authorization code, from standard input (or the terminal), like a password.
-    private func readAuthorizationCode() throws(AuthError) -> Secret {
+    /// The authorization code, from standard input (or the terminal), like a password; a
+    /// pipe must end `within` that long (the `--timeout`): a code is a few hundred bytes.
+    private func readAuthorizationCode(within: Duration) throws(AuthError) -> Secret {
         let code: Secret
         do throws(VaultError) {
-            code = try SecretInput.read(prompt: "Authorization code from the app: ")
+            code = try SecretInput.read(prompt: "Authorization code from the app: ", within: within)
         } catch {
             throw .store(error)
         }

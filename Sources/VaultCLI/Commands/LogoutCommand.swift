@@ -21,7 +21,7 @@ struct LogoutCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var auth: AuthOptions
-    @Flag(help: "Also remove the stored password.")
+    @Flag(help: "Also remove the stored password (Sign in with Apple: the developer's key and the pending profile instead).")
     var forgetPassword = false
     @Flag(help: "Also end the provider's browser session: print its end-session URL to open.")
     var endSession = false
@@ -36,8 +36,9 @@ struct LogoutCommand: AsyncParsableCommand {
             }
             if endSession { try showEndSession(report) }
             if let failure = report.revocationFailure {
-                Terminal.note("logged out here, but the provider could not be told to revoke the tokens: \(failure)")
-                throw .network("the tokens may stay valid at the provider until they expire")
+                throw .network(
+                    "logged out here, but the provider could not be told to revoke the tokens (\(failure)); they may stay valid "
+                        + "at the provider until they expire")
             }
         }
     }

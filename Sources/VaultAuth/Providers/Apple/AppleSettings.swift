@@ -55,16 +55,29 @@ public struct AppleSettings: Sendable, Equatable, Codable {
 /// seed's nuance 2). Stored in the settings item before the code exchange, so a failed or
 /// interrupted exchange does not lose them, and kept until the caller says its own
 /// backend has registered the user (``AuthSession/markRegistered()``).
+///
+/// A profile belongs to one Apple user: the first sign-in that succeeds with it binds it
+/// to that sign-in's `sub` (``subject``), and a later sign-in of another user drops it, so
+/// one person's name and address are never registered under another's id.
 public struct PendingProfile: Sendable, Equatable, Codable {
     /// The user's name as the app received it ("Given Family"), when it did.
     public var name: String?
     /// The e-mail address as the app received it (possibly a private relay address).
     public var email: String?
+    /// The `sub` of the sign-in that brought it, once that sign-in has succeeded; nil while
+    /// it waits for its exchange (or a retry of it) to succeed.
+    public var subject: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, email
+        case subject = "sub"
+    }
 
     /// A profile; empty strings count as absent.
-    public init(name: String?, email: String?) {
+    public init(name: String?, email: String?, subject: String? = nil) {
         self.name = name.flatMap { $0.isEmpty ? nil : $0 }
         self.email = email.flatMap { $0.isEmpty ? nil : $0 }
+        self.subject = subject
     }
 
     /// True when neither a name nor an e-mail address is known.
@@ -73,6 +86,17 @@ public struct PendingProfile: Sendable, Equatable, Codable {
     /// This profile with `later`'s values where `later` has some: a later sign-in without a
     /// name (Apple sends none after the first) never erases the one kept.
     public func updated(with later: PendingProfile?) -> PendingProfile {
-        PendingProfile(name: later?.name ?? name, email: later?.email ?? email)
+        PendingProfile(name: later?.name ?? name, email: later?.email ?? email, subject: subject)
+    }
+
+    /// What is kept after a sign-in of `subject` succeeded: this profile bound to it when
+    /// it was waiting for its sign-in, unchanged when it is already that user's, and nil
+    /// when it is another user's.
+    public func bound(to subject: String) -> PendingProfile? {
+        switch self.subject {
+        case nil: PendingProfile(name: name, email: email, subject: subject)
+        case subject: self
+        default: nil
+        }
     }
 }

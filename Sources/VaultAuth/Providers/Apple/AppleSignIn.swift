@@ -29,6 +29,9 @@ extension AuthSession {
         var settings = requested
         settings.pendingProfile = try await keepPendingProfile(profile, settings: requested)
         let tokens = try await provider.exchange(code: codeText, redirectURI: redirectURI, nonce: nonce)
+        // The exchange brought a verified ID token: the profile is this user's from now on.
+        let subject = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))?.subject
+        settings.pendingProfile = subject.flatMap { settings.pendingProfile?.bound(to: $0) }
         try await adopt(tokens, settings: settings, locked: locked)
         return tokens
     }
@@ -46,16 +49,19 @@ extension AuthSession {
         }
     }
 
-    /// Stores `profile`, merged into the one the settings item keeps, before an exchange;
-    /// returns the merged profile (nil when there is none). The item's other settings are
-    /// left as they are; with no settings item yet, `requested` is stored with the profile.
+    /// Stores `profile` before an exchange, merged into the one the settings item keeps
+    /// while that one still waits for its sign-in; one already bound to a user (an earlier,
+    /// successful sign-in) is replaced, since the new profile may be another user's. Returns
+    /// what is kept (nil when nothing is). The item's other settings are left as they are;
+    /// with no settings item yet, `requested` is stored with the profile.
     private func keepPendingProfile(_ profile: PendingProfile?, settings requested: LoginSettings) async throws(AuthError) -> PendingProfile? {
         let items = self.items
         return try await withAccountLock { () async throws(AuthError) -> PendingProfile? in
             let stored = (try await items.loadSettingsData()).flatMap(LoginSettings.decode)
             let kept = stored?.pendingProfile
-            let merged = kept.map { $0.updated(with: profile) } ?? profile
-            guard let merged, !merged.isEmpty else { return nil }
+            guard let profile, !profile.isEmpty else { return kept }
+            let unbound = PendingProfile(name: profile.name, email: profile.email)
+            let merged = kept.flatMap { $0.subject == nil ? $0.updated(with: unbound) : nil } ?? unbound
             if merged != kept {
                 var settings = stored ?? requested
                 settings.pendingProfile = merged
