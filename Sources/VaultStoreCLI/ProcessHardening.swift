@@ -20,23 +20,28 @@ import FoundationEssentials
 package enum ProcessHardening {
     package static func apply() {
         recordInheritedState()
-        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        // The soft limit only: it is the one that applies, and a hard limit lowered to 0
+        // could not be raised again for a command `vault exec` runs (without privilege).
+        var none = rlimit(rlim_cur: 0, rlim_max: inheritedCoreLimit?.rlim_max ?? 0)
         _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
         setNotDumpable()
         holdClosedStandardDescriptors()
         unblockSignals()
     }
 
-    /// What the process was given before ``apply()`` changed it: the core-file limit and the
-    /// signals it was started ignoring. Written once, at start, before any other thread runs.
+    /// What the process was given before ``apply()`` changed it: the core-file limit, the
+    /// signals it was started ignoring and its open descriptors. Written
+    /// once, at start, before any other thread runs.
     nonisolated(unsafe) private static var inheritedCoreLimit: rlimit?
     nonisolated(unsafe) private static var inheritedIgnored: Set<Int32> = []
+    nonisolated(unsafe) private static var inheritedDescriptors: Set<Int32>?
 
     /// The signals ``restoreForExec()`` looks at (the classic ones; real-time signals are
     /// not touched by vault).
     private static let classicSignals = Int32(1)...Int32(31)
 
     private static func recordInheritedState() {
+        inheritedDescriptors = openDescriptors()
         var limit = rlimit()
         if getrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 { inheritedCoreLimit = limit }
         for signalNumber in classicSignals where signalNumber != SIGKILL && signalNumber != SIGSTOP {
@@ -47,13 +52,36 @@ package enum ProcessHardening {
         }
     }
 
+    /// The descriptors open in this process (`/proc/self/fd`), or nil when it cannot be read.
+    private static func openDescriptors() -> Set<Int32>? {
+        guard let directory = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        var found: Set<Int32> = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let fd = Int32(name), fd != own { found.insert(fd) }
+        }
+        return found
+    }
+
     /// Undoes what vault changed in the state `execve` passes on, so a command that replaces
-    /// vault (`vault exec`) starts as it would from the shell: the core-file limit vault
-    /// was given, an empty signal mask (the calling thread's mask survives `exec`), and the
-    /// default action for every signal vault ignores but was not started ignoring (a
-    /// signal the parent ignores, as `nohup` does, stays ignored). Handlers need nothing:
-    /// `exec` resets them. The process stays not dumpable until `exec` resets that too.
+    /// vault (`vault exec`) starts as it would from the shell: the core-file limit vault was
+    /// given, an empty signal mask (as vault's own, see ``apply()``: a mask inherited from a
+    /// parent's thread-pool worker would leave the command deaf to `kill`; the calling
+    /// thread's mask survives `exec`), the default
+    /// action for every signal vault ignores but was not started ignoring (a signal the
+    /// parent ignores, as `nohup` does, stays ignored), and no descriptor vault opened
+    /// (its libraries' event loops and connections are marked close-on-exec; descriptors
+    /// vault was given stay open). Handlers need nothing: `exec` resets them. The process
+    /// stays not dumpable until `exec` resets that too.
     package static func restoreForExec() {
+        if let inherited = inheritedDescriptors, let now = openDescriptors() {
+            for fd in now.subtracting(inherited) where fd > 2 {
+                let flags = fcntl(fd, F_GETFD)
+                if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+            }
+        }
         if var limit = inheritedCoreLimit { _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &limit) }
         for signalNumber in classicSignals where signalNumber != SIGKILL && signalNumber != SIGSTOP {
             var action = sigaction()

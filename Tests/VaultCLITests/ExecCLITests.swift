@@ -102,6 +102,44 @@ struct ExecCLITests {
         }
     }
 
+    @Test(
+        "the core-file limits and given descriptors stay; VAULT_PASSPHRASE does not reach the command; LD_ names, huge values and user info are refused"
+    )
+    func whatTheCommandInherits() async throws {
+        try await withAuthFixture { fixture in
+            try await Self.saveSecret(fixture)
+            // Soft limit 0 and hard limit 4096 (a non-root command could not raise a hard limit vault lowered).
+            let limits = try await ChildProcess.runAsync(
+                "/bin/sh",
+                [
+                    "-c",
+                    "ulimit -Hc 4096; ulimit -Sc 1024; exec \"$0\" exec --env S=alice@https://db.example.com -- /bin/sh -c 'ulimit -Sc; ulimit -Hc; cat <&7' 7<\"$1\"",
+                    VaultProcess.vaultPath, "/etc/hostname",
+                ],
+                environment: fixture.env)
+            let hostname = try String(contentsOfFile: "/etc/hostname", encoding: .utf8)
+            #expect(limits.status == 0 && limits.out == "1024\n4096\n" + hostname, "limits and a given descriptor kept: \(limits.out) \(limits.err)")
+
+            let environment = try await fixture.vault(["exec", "--env", "S=alice@https://db.example.com", "--", "/usr/bin/env"])
+            #expect(environment.status == 0 && environment.out.contains("S=\(Self.secret)\n"), "\(environment.err)")
+            #expect(!environment.out.contains("VAULT_PASSPHRASE="), "the vault's passphrase is not the command's")
+            #expect(environment.out.contains("VAULT_FILE="), "other variables pass")
+
+            let big = String(repeating: "b", count: 200_000)
+            _ = try await fixture.vault(["save", "--server", "https://db.example.com", "--account", "big"], stdin: big)
+            let refused: [([String], String)] = [
+                (["--env", "LD_PRELOAD=alice@https://db.example.com"], "dynamic loader"),
+                (["--env", "S=big@https://db.example.com"], "128 KiB"),
+                (["--env", "S=alice@https://user:pw-7@db.example.com"], "user info"),
+            ]
+            for (arguments, why) in refused {
+                let result = try await fixture.vault(["exec"] + arguments + ["--", "/bin/true"])
+                #expect(result.status == 2 && result.err.contains(why), "\(arguments): \(result.err)")
+                #expect(!result.err.contains("pw-7") && !result.err.contains(Self.secret) && !result.err.contains(big))
+            }
+        }
+    }
+
     @Test("a missing item exits 1 and a failed login 3, one line each, and the command never runs")
     func nothingStartsWithoutItsValues() async throws {
         try await withAuthFixture { fixture in
@@ -139,7 +177,9 @@ struct ExecCLITests {
             // (1 to 32: glibc's own above that differ in any program) and its core-file limit are
             // those of the same command started directly. `env --default-signal` starts both with
             // no signal ignored, so a SIGPIPE vault ignored would show.
-            let state = "grep -E '^(SigIgn|SigBlk)' /proc/$$/status | sed 's/\\t.*\\(........\\)$/ \\1/'; ulimit -c"
+            let state =
+                "grep -E '^(SigIgn|SigBlk)' /proc/$$/status | sed 's/\\t.*\\(........\\)$/ \\1/'; ulimit -c; "
+                + "for fd in /proc/$$/fd/*; do readlink \"$fd\"; done | tr -d 0-9 | sort"
             let viaVault = try await ChildProcess.runAsync(
                 "/usr/bin/env",
                 ["--default-signal", VaultProcess.vaultPath, "exec", "--token", "T=alice@\(fixture.url)", "--", "/bin/sh", "-c", state],

@@ -176,7 +176,7 @@ struct GitCredentialCLITests {
                 Data("protocol=https\nhost=example.com\nusername alice\n\n".utf8),
             ]
             // 2 MiB through a shell pipeline, so the writer that the helper stops reading is `head`, not this process.
-            let huge = "{ printf 'protocol=https\\nhost=example.com\\nusername='; head -c 2097152 /dev/zero | tr '\\0' a; } | \"$0\" \"$1\""
+            let huge = "{ printf 'protocol=https\\nhost=example.com\\nusername='; head -c 2097152 /dev/zero | tr '\\0' a; } 2>/dev/null | \"$0\" \"$1\""
             for input in bad + [nil] {
                 for operation in ["get", "erase"] {
                     let result =
@@ -197,6 +197,31 @@ struct GitCredentialCLITests {
             #expect(hostless.status == 0)
             let load = try await git.vault(["load", "--server", "https://example.com", "--account", "alice"])
             #expect(load.status == 0 && load.out == GitFixture.password, "nothing lost: \(load.err)")
+        }
+    }
+
+    @Test("a host is taken literally (a % is not decoded again, bad ports name nothing), and CRLF lines are lines")
+    func literalHostsAndCRLF() async throws {
+        try await withTemporaryDirectory("vault-git") { dir in
+            let git = GitFixture(dir: dir)
+            _ = try await git.vault(["save", "--server", "https://example.com", "--account", "alice"], stdin: GitFixture.password)
+            for host in ["ex%61mple.com", "example%2ecom", "example.com:99999", "example.com:-1", "example.com:0"] {
+                let get = try await git.helper("get", "protocol=https", "host=\(host)", "username=alice")
+                #expect(get.status == 0 && get.out.isEmpty, "\(host) is not example.com: \(get.out)")
+                let store = try await git.helper("store", "protocol=https", "host=\(host)", "username=alice", "password=other")
+                #expect(store.status == 2 && store.err.contains("not stored"), "\(host): \(store.err)")
+            }
+            // Through git: a host git decoded from %2561 arrives as ex%61mple.com.
+            let fill = try await git.git(["credential", "fill"], stdin: "url=https://alice@ex%2561mple.com/\n\n")
+            #expect(!fill.out.contains(GitFixture.password), "\(fill.out)")
+            let load = try await git.vault(["load", "--server", "https://example.com", "--account", "alice"])
+            #expect(load.out == GitFixture.password, "example.com's item is untouched")
+
+            let crlf = try await git.helper(
+                "store", stdin: Data("protocol=https\r\nhost=crlf.example.com\r\nusername=bob\r\npassword=pw-crlf\r\n\r\n".utf8))
+            #expect(crlf.status == 0, "\(crlf.err)")
+            let stored = try await git.vault(["load", "--server", "https://crlf.example.com", "--account", "bob"])
+            #expect(stored.status == 0 && stored.out == "pw-crlf", "the CR is not part of the password: \(stored.err)")
         }
     }
 

@@ -71,7 +71,7 @@ public struct IDTokenClaims: Sendable, Equatable {
 
     /// Who signed in, for one line: `sub`, with the e-mail address or name when present.
     public var who: String {
-        let detail = email.map { isPrivateEmail == true ? "\($0), a private relay address," : $0 } ?? name
+        let detail = email.map { isPrivateEmail == true ? "\($0), a private relay address" : $0 } ?? name
         return detail.map { "\($0) (sub \(subject))" } ?? "sub \(subject)"
     }
 }

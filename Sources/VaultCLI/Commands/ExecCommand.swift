@@ -75,6 +75,9 @@ struct ExecCommand: AsyncParsableCommand {
                 guard !value.contains(0) else {
                     throw .invalidRequest("the value for \(binding.name) holds a NUL byte, which an environment variable cannot")
                 }
+                guard binding.name.utf8.count + value.count + 2 <= ExecBinding.maximumEntrySize else {
+                    throw .invalidRequest("the value for \(binding.name) is larger than the 128 KiB an environment variable can hold")
+                }
                 values.append((binding.name, value))
             }
         }

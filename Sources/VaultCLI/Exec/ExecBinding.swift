@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
+import VaultStore
 
 /// One `NAME=ACCOUNT@SERVER` of `vault exec`: the environment variable `NAME` gets the
 /// secret of the item (`--env`) or a valid access token of the account (`--token`).
@@ -30,12 +31,22 @@ struct ExecBinding: Sendable, Equatable {
         guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic),
             name.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) })
         else {
-            throw ValidationError("\(option): '\(name)' is not an environment variable name (letters, digits and _, not first a digit)")
+            throw ValidationError(
+                "\(option): '\(TextEscaping.escaped(name))' is not an environment variable name (letters, digits and _, not first a digit)")
         }
+        // The dynamic loader reads LD_* before the command runs, and prints what it cannot use.
+        guard !name.hasPrefix("LD_") else { throw ValidationError("\(option): \(name) is read by the dynamic loader; choose another name") }
         self.name = name
         account = String(text[text.index(after: equals)..<at])
         server = String(text[text.index(after: at)...])
         self.kind = kind
         guard !account.isEmpty, !server.isEmpty else { throw ValidationError("\(option) \(name): the account and the server must not be empty") }
+        // `a@https://user:pw@host` would read as account `a@https://user:pw`: a password in a binding.
+        guard !account.contains("://") else {
+            throw ValidationError("\(option) \(name): the server must not contain user info (user@ or user:password@)")
+        }
     }
+
+    /// The most one `NAME=value` may hold in an environment (Linux's MAX_ARG_STRLEN, 32 pages).
+    static let maximumEntrySize = 32 * 4096
 }

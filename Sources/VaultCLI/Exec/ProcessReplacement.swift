@@ -6,11 +6,14 @@ import VaultStoreCLI
 
 /// The last step of `vault exec`: this process becomes the command.
 enum ProcessReplacement {
-    /// Sets `values` in the environment and replaces this process with `command` (`execvp`:
+    /// Sets `values` in the environment (and removes `VAULT_PASSPHRASE`: a binding may still
+    /// set it) and replaces this process with `command` (`execvp`:
     /// found on `PATH` unless it names a path). The state vault changed for itself (the
     /// core-file limit, ignored signals, the signal mask) is restored first. When the
     /// command cannot be run: one line, and exit 127 when it is not found, else 126.
     static func exec(_ command: [String], setting values: [(name: String, value: [UInt8])]) -> Never {
+        // The vault's passphrase itself is not the command's: it gets the values it was bound to.
+        unsetenv("VAULT_PASSPHRASE")
         for (name, value) in values {
             // Byte for byte: a secret need not be UTF-8.
             let cValue = value.map { CChar(bitPattern: $0) } + [0]

@@ -9,11 +9,12 @@ import VaultStore
 /// - `get`: the item of the user git named, or, when git named none, the one item kept
 ///   for that URL when there is exactly one. An expired password is not returned.
 /// - `store`: saves the password (and its expiry and OAuth refresh token) under the URL
-///   and user; a message without protocol, host, user or password is ignored, as
-///   `git-credential-libsecret` ignores it.
+///   and user; a message without user or password, or without protocol and host, is
+///   ignored, as `git-credential-libsecret` ignores it; a host no URL can have (a `%`, a
+///   `/`, a bad port) is refused.
 /// - `erase` (git's answer to a rejected password): removes only the item of exactly that
-///   URL and user, and only while it still holds the password git sent (a password saved
-///   since is not git's rejected one). Without a user, only when exactly one item is kept
+///   URL and user, and, when git sends the rejected password (it always does), only while
+///   the item still holds it (a password saved since is not git's rejected one). Without a user, only when exactly one item is kept
 ///   for the URL. Never a neighbour: another user, port, path or protocol.
 package struct GitCredentialHelper {
     package let store: any SecureStore
@@ -29,9 +30,12 @@ package struct GitCredentialHelper {
 
     /// Saves what git approved.
     package func store(_ message: GitCredentialMessage) throws(VaultError) {
-        guard let item = GitCredentialItem(message), let user = message.username, !user.isEmpty, let password = message.password,
-            !password.isEmpty
+        guard let user = message.username, !user.isEmpty, let password = message.password, !password.isEmpty,
+            message.protocol != nil || message.host != nil
         else { return }
+        guard let item = GitCredentialItem(message) else {
+            throw .invalidInput("not stored: git sent a protocol and host that do not make a URL vault keeps items for")
+        }
         try store.save(Credential(key: item.key(account: user).validated(), secret: GitCredentialItem.secret(for: message), label: item.label))
     }
 

@@ -19,13 +19,28 @@ package struct GitCredentialItem: Sendable, Equatable {
     /// The item's server for `message`, or nil when git named no protocol and host, or
     /// they cannot be part of a URL (then there is nothing to look up or keep).
     package init?(_ message: GitCredentialMessage) {
+        // git has decoded the URL already: a `%` left in the host is part of its name, and
+        // must not be decoded again into another host's (`ex%61mple.com` is not example.com).
         guard let scheme = message.protocol, let host = message.host, !scheme.isEmpty, !host.isEmpty,
             scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789+-.".unicodeScalars.contains($0)) }),
-            !host.contains(where: { "/?#@ \\".contains($0) || $0.isWhitespace })
+            !host.unicodeScalars.contains(where: { "/?#@%\\".unicodeScalars.contains($0) || $0.properties.isWhitespace || $0.value < 0x20 }),
+            Self.portIsValid(in: host)
         else { return nil }
         var path = message.path ?? ""
         while path.hasPrefix("/") { path.removeFirst() }
         server = ServerName.normalized("\(scheme.lowercased())://\(host)" + (path.isEmpty ? "" : "/\(path)"))
+    }
+
+    /// A port after the host (after an IPv6 literal's `]`), when there is one, is 1 to 65535
+    /// written without a sign or leading zero.
+    static func portIsValid(in host: String) -> Bool {
+        let afterLiteral = host.lastIndex(of: "]").map { host[host.index(after: $0)...] } ?? host[...]
+        guard let colon = afterLiteral.lastIndex(of: ":") else { return true }
+        let digits = afterLiteral[afterLiteral.index(after: colon)...]
+        guard let first = digits.first, first != "0", digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let port = Int(digits)
+        else { return false }
+        return (1...65535).contains(port)
     }
 
     /// The key of `account`'s item.
@@ -50,7 +65,7 @@ package struct GitCredentialItem: Sendable, Equatable {
     /// Nil when the secret is not text, or its password has expired at `now`.
     package static func reply(account: String, secret: Secret, now: Date = Date()) -> GitCredentialMessage? {
         guard let text = secret.utf8String, !text.contains("\0") else { return nil }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        var lines = GitCredentialMessage.lines(text)
         var reply = GitCredentialMessage()
         reply.username = account
         reply.password = String(lines.removeFirst())

@@ -33,8 +33,7 @@ package struct GitCredentialMessage: Sendable, Equatable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .invalidInput("git sent a credential that is not UTF-8 text")
         }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+        for line in Self.lines(text) {
             if line.isEmpty { break }
             guard let equals = line.firstIndex(of: "=") else {
                 throw .invalidInput("git sent a credential line without '=' (\(line.count) characters)")
@@ -50,6 +49,16 @@ package struct GitCredentialMessage: Sendable, Equatable {
             case "oauth_refresh_token": oauthRefreshToken = value
             default: continue
             }
+        }
+    }
+
+    /// `text` split at each line feed, one carriage return before it dropped (git's own
+    /// parser does the same). Split on Unicode scalars, not characters: to Swift "\r\n" is
+    /// one character, which a split at "\n" would not find.
+    package static func lines(_ text: String) -> [Substring] {
+        text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { scalars in
+            let line = Substring(scalars)
+            return line.unicodeScalars.last == "\r" ? Substring(line.unicodeScalars.dropLast()) : line
         }
     }
 
