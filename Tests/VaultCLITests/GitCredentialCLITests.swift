@@ -176,7 +176,9 @@ struct GitCredentialCLITests {
                 Data("protocol=https\nhost=example.com\nusername alice\n\n".utf8),
             ]
             // 2 MiB through a shell pipeline, so the writer that the helper stops reading is `head`, not this process.
-            let huge = "{ printf 'protocol=https\\nhost=example.com\\nusername='; head -c 2097152 /dev/zero | tr '\\0' a; } 2>/dev/null | \"$0\" \"$1\""
+            let huge =
+                "{ printf 'protocol=https\\nhost=example.com\\nusername='; head -c 2097152 /dev/zero | tr '\\0' a; } 2>/dev/null"
+                + " | \"$0\" \"$1\""
             for input in bad + [nil] {
                 for operation in ["get", "erase"] {
                     let result =
