@@ -103,17 +103,19 @@ struct ExecCLITests {
     }
 
     @Test(
-        "the core-file limits and given descriptors stay; VAULT_PASSPHRASE does not reach the command; LD_ names, huge values and user info are refused"
+        "core-file limits and given descriptors stay; VAULT_PASSPHRASE stays out; LD_ names, huge values and user info are refused"
     )
     func whatTheCommandInherits() async throws {
         try await withAuthFixture { fixture in
             try await Self.saveSecret(fixture)
-            // Soft limit 0 and hard limit 4096 (a non-root command could not raise a hard limit vault lowered).
+            // Soft 1024 and hard 4096 reach the command (vault lowers only its own soft limit: a
+            // non-root command could not raise a hard limit vault lowered); so does descriptor 7.
             let limits = try await ChildProcess.runAsync(
                 "/bin/sh",
                 [
                     "-c",
-                    "ulimit -Hc 4096; ulimit -Sc 1024; exec \"$0\" exec --env S=alice@https://db.example.com -- /bin/sh -c 'ulimit -Sc; ulimit -Hc; cat <&7' 7<\"$1\"",
+                    "ulimit -Hc 4096; ulimit -Sc 1024; exec \"$0\" exec --env S=alice@https://db.example.com -- "
+                        + "/bin/sh -c 'ulimit -Sc; ulimit -Hc; cat <&7' 7<\"$1\"",
                     VaultProcess.vaultPath, "/etc/hostname",
                 ],
                 environment: fixture.env)
