@@ -128,7 +128,11 @@ struct AppleSignInCLITests {
             let login = try await fixture.login(code: try fixture.code())
             #expect(login.status == 0, "\(login.err)")
             var waves: [(end: Duration, refreshes: Int)] = []
-            while ContinuousClock.now - start < .seconds(13), waves.count < 60 {
+            // Waves until 13 s have passed and a refresh has been seen (at most 90 s: a loaded
+            // machine may need long for a few waves).
+            while ContinuousClock.now - start < .seconds(13) || fixture.server.stats.refreshes == 0,
+                ContinuousClock.now - start < .seconds(90), waves.count < 100
+            {
                 let results = try await fixture.auth.concurrentRequests(2)
                 #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.err))")
                 waves.append((ContinuousClock.now - start, fixture.server.stats.refreshes))
@@ -138,7 +142,7 @@ struct AppleSignInCLITests {
                 let allowed = wave.end < .seconds(8) ? 0 : wave.end < .seconds(16) ? 1 : Int.max
                 #expect(wave.refreshes <= allowed, "\(wave.refreshes) refreshes by \(wave.end): \(waves)")
             }
-            #expect(waves.count >= 2 && fixture.server.stats.refreshes >= 1, "the waves ran and the stale token was refreshed: \(waves)")
+            #expect(fixture.server.stats.refreshes >= 1, "the stale token was refreshed: \(waves)")
         }
     }
 
