@@ -361,8 +361,32 @@ public actor Requester {
             throw .authentication("not logged in to \(account.server) as \(account.account) any more (logged out); run vault login")
         }
         if let adopted = adoptable(stored, replacing: old) { return (adopted, true) }
-        let new = try await refreshOrLogIn(from: stored ?? old)
+        let base = stored ?? old
+        let new: TokenSet
+        do throws(AuthError) {
+            new = try await refreshOrLogIn(from: base)
+        } catch {
+            if case .interactionRequired = error, let stored, stored.refreshToken != nil, stored.refreshToken == base.refreshToken {
+                await forgetDeadRefreshToken(of: stored)
+            }
+            throw error
+        }
         return (new, await persist(new))
+    }
+
+    /// The provider refused `stored`'s refresh token for good and only a person can sign in
+    /// again: the stored tokens keep everything but it, so later requests (a cron job's
+    /// every run) end at once instead of offering the dead token to the provider again.
+    /// Called under the cross-process lock, with `stored` just read: nothing newer is lost.
+    private func forgetDeadRefreshToken(of stored: TokenSet) async {
+        var dead = stored
+        dead.refreshToken = nil
+        dead.refreshTokenExpiry = nil
+        do throws(AuthError) {
+            try await account.saveTokens(dead)
+        } catch {
+            logger.warning("could not record that the refresh token is dead (\(error))")
+        }
     }
 
     /// `stored` when another process has already replaced `old` with fresh tokens.
@@ -386,7 +410,9 @@ public actor Requester {
     private func refreshOrLogIn(from base: TokenSet) async throws(AuthError) -> TokenSet {
         do throws(AuthError) {
             guard base.canRefresh(at: clock.now()) else {
-                throw AuthError.authentication("the refresh token has expired")
+                throw AuthError.authentication(
+                    base.refreshToken == nil
+                        ? "there is no refresh token to use (none was issued, or the provider refused it)" : "the refresh token has expired")
             }
             let new = try await provider.refresh(base)
             emit(.refreshed)

@@ -146,6 +146,63 @@ struct AppleSignInCLITests {
         }
     }
 
+    @Test("a reused code and an expired code: invalid_grant, exit 3, nothing stored")
+    func badCodes() async throws {
+        try await withAppleFixture { fixture in
+            let code = try fixture.code()
+            #expect(try await fixture.login(code: code).status == 0)
+            let reused = try await fixture.login(code: code)
+            #expect(reused.status == 3, "\(reused.err)")
+            #expect(reused.err.contains("invalid_grant"), "\(reused.err)")
+            fixture.expectNoSecrets(reused, code: code)
+            let expired = try #require(
+                fixture.server.mintAppleCode(AppleCodeRequest(sub: "alice", expiresIn: 0)))
+            try await Task.sleep(for: .milliseconds(1100))
+            let late = try await fixture.login(code: expired)
+            #expect(late.status == 3 && late.err.contains("invalid_grant"), "\(late.err)")
+        }
+    }
+
+    @Test("a client secret signed by another key, or under another team or key id: invalid_client, exit 3")
+    func badClientSecret() async throws {
+        try await withAppleFixture { fixture in
+            let otherKey = "\(fixture.auth.dir)/other.p8"
+            _ = FileManager.default.createFile(
+                atPath: otherKey, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+            for (extra, keyFile) in [([], otherKey), (["--team-id", "OTHERTEAM"], nil), (["--key-id", "OTHERKEY"], nil)] {
+                let code = try fixture.code()
+                var args = extra
+                if let keyFile { args += ["--private-key-file", keyFile] }
+                let result = try await fixture.login(code: code, extra: args)
+                #expect(result.status == 3, "\(extra): \(result.err)")
+                #expect(result.err.contains("invalid_client"), "\(result.err)")
+                fixture.expectNoSecrets(result, code: code)
+            }
+        }
+    }
+
+    /// Only the app can bring a new code once Apple refuses the refresh token: vault says so
+    /// (exit 3) and forgets the dead token, so a cron job's later runs do not offer it again.
+    @Test("a refused refresh token is offered once: later requests exit 3 without calling the token endpoint")
+    func deadRefreshTokenIsNotOfferedAgain() async throws {
+        try await withAppleFixture(accessTTL: 1) { fixture in
+            let login = try await fixture.login(code: try fixture.code())
+            #expect(login.status == 0, "\(login.err)")
+            #expect(fixture.server.revokeRefreshTokens(login: "apple:alice") ?? 0 >= 1, "the server revoked it")
+            try await Task.sleep(for: .milliseconds(1100))
+            let first = try await fixture.auth.request()
+            #expect(first.status == 3 && first.err.contains("run vault login"), "\(first.err)")
+            let offered = fixture.server.stats.failedRefreshes
+            #expect(offered == 1, "the dead token was offered once: \(offered)")
+            for _ in 0..<3 {
+                let later = try await fixture.auth.request()
+                #expect(later.status == 3 && later.err.split(separator: "\n").count == 1, "\(later.err)")
+            }
+            #expect(fixture.server.stats.failedRefreshes == offered, "not offered again")
+            #expect(fixture.server.stats.refreshes == 0)
+        }
+    }
+
     /// Apple's refresh tokens do not rotate, so a refresh whose ID token fails a check loses
     /// nothing by failing: the expired access token is not replaced (exit 5, the server's
     /// fault), and once the provider sends good tokens again the kept refresh token works.
