@@ -72,14 +72,14 @@ public struct AuthSession: Sendable {
 
     /// Runs `body` holding the account's refresh lock (the Requester's, across processes), so
     /// a refresh that is under way cannot write its tokens over a new sign-in's, or back after
-    /// a logout. Without a lock directory (``RefreshLock/Placement/inProcessOnly``) it just runs.
+    /// a logout. Without a cross-process lock (``RefreshLock/Placement/inProcessOnly``) it just runs.
     func withAccountLock<T>(_ body: () async throws(AuthError) -> T) async throws(AuthError) -> T {
-        guard let directory = configuration.lock.directory(for: items.store) else { return try await body() }
-        let lock = try await RefreshLock.acquire(
-            path: RefreshLock.path(directory: directory, server: items.server, account: items.account),
-            timeout: configuration.lockTimeout)
-        defer { withExtendedLifetime(lock) {} }
-        return try await body()
+        guard let locking = configuration.lock.locking(for: items.store) else { return try await body() }
+        let hold = try await locking.lock(server: items.server, account: items.account, timeout: configuration.lockTimeout)
+        let result: Result<T, AuthError>
+        do throws(AuthError) { result = .success(try await body()) } catch { result = .failure(error) }
+        await hold.release()
+        return try result.get()
     }
 
     /// The provider of OAuth 2.0 / OpenID Connect `settings`; `.configuration` for the reference API.

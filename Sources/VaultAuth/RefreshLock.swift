@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import Synchronization
 import VaultStore
 
 #if canImport(Glibc)
@@ -14,9 +15,9 @@ import VaultStore
 /// a re-login single-flight across every process sharing one store. The holder re-reads
 /// the store under it, so a second process adopts the first one's rotated tokens
 /// instead of spending the old refresh token again.
-public final class RefreshLock: Sendable {
+public final class RefreshLock: AccountLockHold {
     /// Where an account's refresh lock lives.
-    public enum Placement: Sendable, Equatable {
+    public enum Placement: Sendable {
         /// The store's own lock directory when it has one (beside the vault file), else
         /// the user's (`perUserDirectory`). The default: every process of the user shares
         /// one refresh, whatever session it runs in.
@@ -25,22 +26,42 @@ public final class RefreshLock: Sendable {
         case directory(String)
         /// No cross-process lock: single flight within this process only.
         case inProcessOnly
+        /// A lock of the caller's own, for processes that share a store but not a machine.
+        case custom(any AccountLocking)
 
-        /// The directory for an account kept in `store`, or nil for in-process only.
+        /// The lock file directory for an account kept in `store`, or nil when no lock
+        /// file is used (in-process only, or a custom lock).
         public func directory(for store: any SecureStore) -> String? {
             switch self {
             case .automatic: store.lockDirectory ?? RefreshLock.perUserDirectory()
             case .directory(let path): path
-            case .inProcessOnly: nil
+            case .inProcessOnly, .custom: nil
             }
+        }
+
+        /// The lock for accounts kept in `store`, or nil for in-process single flight only.
+        public func locking(for store: any SecureStore) -> (any AccountLocking)? {
+            if case .custom(let locking) = self { return locking }
+            return directory(for: store).map { FileAccountLocking(directory: $0) }
         }
     }
 
     private let fd: Int32
+    private let held = Mutex(true)
 
     private init(fd: Int32) { self.fd = fd }
 
-    deinit {
+    deinit { unlock() }
+
+    /// Releases the `flock` and closes the file (once).
+    public func release() async { unlock() }
+
+    private func unlock() {
+        guard
+            held.withLock({ held in
+                defer { held = false }; return held
+            })
+        else { return }
         flock(fd, LOCK_UN)
         close(fd)
     }

@@ -348,8 +348,15 @@ public actor Requester {
     /// Under the cross-process lock: adopt what another process stored, else refresh (or
     /// log in again), then persist. Returns the tokens and whether the store took them.
     private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
-        let lock = try await takeCrossProcessLock()
-        defer { withExtendedLifetime(lock) {} }
+        let hold = try await takeCrossProcessLock()
+        let result: Result<(tokens: TokenSet, stored: Bool), AuthError>
+        do throws(AuthError) { result = .success(try await refreshHoldingLock(replacing: old)) } catch { result = .failure(error) }
+        await hold?.release()
+        return try result.get()
+    }
+
+    /// ``refreshUnderLock(replacing:)``'s work, once the lock is held.
+    private func refreshHoldingLock(replacing old: TokenSet) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
         // Tokens held only in memory are newer than anything stored: the store's are
         // rotated away, so neither adopt nor refresh from them. Asked under the lock: a
         // retried save may have stored them while this refresh waited for it.
@@ -400,10 +407,9 @@ public actor Requester {
     }
 
     /// The cross-process lock of this account's refresh, or nil for in-process only.
-    private func takeCrossProcessLock() async throws(AuthError) -> RefreshLock? {
-        guard let directory = configuration.lock.directory(for: account.store) else { return nil }
-        let path = RefreshLock.path(directory: directory, server: account.server, account: account.account)
-        return try await RefreshLock.acquire(path: path, timeout: configuration.lockTimeout)
+    private func takeCrossProcessLock() async throws(AuthError) -> (any AccountLockHold)? {
+        guard let locking = configuration.lock.locking(for: account.store) else { return nil }
+        return try await locking.lock(server: account.server, account: account.account, timeout: configuration.lockTimeout)
     }
 
     /// A refresh with `base`'s refresh token, or, when that fails for good, a silent login.

@@ -3,6 +3,7 @@
 
 import AuthServer
 import Foundation
+import Synchronization
 import Testing
 import VaultStore
 import VaultTestSupport
@@ -146,6 +147,33 @@ extension LiveServerTests {
                 #expect(stored.accessToken != old.accessToken)
                 #expect(stored.refreshToken != old.refreshToken)
                 #expect(sameTokens(await requester.currentTokens, stored))
+            }
+        }
+
+        /// What a fleet does: Requesters that share a store but no machine, whose single
+        /// flight is a lock of the caller's own (`RefreshLock.Placement.custom`).
+        @Test("two Requesters sharing one store and a custom AccountLocking: the lock is taken, never held twice, and one refresh serves both")
+        func customLockingServesBoth() async throws {
+            try await withLiveServer(accessTTL: 4) { live in
+                let store = InMemoryStore()
+                let old = try await live.login(into: live.account(in: store))
+                let locking = CountingLocking()
+                func requester() -> Requester {
+                    Requester(
+                        account: live.account(in: store), provider: live.provider(), transport: live.transport,
+                        configuration: Requester.Configuration(lock: .custom(locking)))
+                }
+                let a = requester()
+                let b = requester()
+                try await sleep(until: staleMoment(of: old))
+                async let fromA = sendConcurrently(10, live.devsRequest, through: a)
+                async let fromB = sendConcurrently(10, live.devsRequest, through: b)
+                let results = await fromA + fromB
+                #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+                #expect(live.server.stats.refreshes == 1 && live.server.stats.failedRefreshes == 0)
+                let counts = await locking.counts
+                #expect(counts.acquired >= 1 && counts.maximumHolders == 1, "\(counts)")
+                #expect(counts.released == counts.acquired, "every hold was released: \(counts)")
             }
         }
 
@@ -421,6 +449,55 @@ extension LiveServerTests {
                 return
             }
             #expect(why.contains("example.com"))
+        }
+    }
+}
+
+/// An in-memory AccountLocking that counts acquisitions and concurrent holders: a stand-in
+/// for a fleet's lock (an etcd lease), to show the Requester uses whatever it is given.
+actor CountingLocking: AccountLocking {
+    private var holders = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private(set) var counts = (acquired: 0, released: 0, maximumHolders: 0)
+
+    nonisolated func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+        await acquire()
+        return Hold(owner: self)
+    }
+
+    private func acquire() async {
+        while holders > 0 { await withCheckedContinuation { waiting.append($0) } }
+        holders += 1
+        counts.acquired += 1
+        counts.maximumHolders = max(counts.maximumHolders, holders)
+    }
+
+    fileprivate func releaseOne() {
+        holders -= 1
+        counts.released += 1
+        if !waiting.isEmpty { waiting.removeFirst().resume() }
+    }
+
+    final class Hold: AccountLockHold {
+        private let owner: CountingLocking
+        private let released = Mutex(false)
+        init(owner: CountingLocking) { self.owner = owner }
+        func release() async {
+            guard
+                released.withLock({ done in
+                    defer { done = true }; return !done
+                })
+            else { return }
+            await owner.releaseOne()
+        }
+        deinit {
+            guard
+                released.withLock({ done in
+                    defer { done = true }; return !done
+                })
+            else { return }
+            let owner = owner
+            Task { await owner.releaseOne() }
         }
     }
 }

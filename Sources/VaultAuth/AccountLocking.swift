@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+/// Makes one account's refresh (and the writes that must not race it: a sign-in, a logout)
+/// single-flight across every process that shares the account's store. On one machine
+/// that is a lock file (``FileAccountLocking``, what ``RefreshLock/Placement/automatic``
+/// uses); a fleet sharing a store on another engine brings its own, such as a lock held
+/// under a lease that expires when its holder dies (``RefreshLock/Placement/custom(_:)``).
+///
+/// The holder re-reads the store under the lock, so a second process adopts the first
+/// one's rotated tokens instead of spending the old refresh token again.
+public protocol AccountLocking: Sendable {
+    /// Waits until this caller holds the lock of `account` on `server`, at most `timeout`
+    /// (then `AuthError.lockTimeout`, naming what it waited for). The lock is held until
+    /// the returned hold is released: dropped, or ended by ``AccountLockHold/release()``.
+    func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold
+}
+
+/// A held account lock. Dropping the last reference releases it.
+public protocol AccountLockHold: Sendable {
+    /// Releases the lock now (dropping the hold does too); releasing twice is harmless.
+    func release() async
+}
+
+/// The one-machine lock: an exclusive `flock` on a file in `directory` (created 0700), one
+/// file per account, named by a hash of server and account.
+public struct FileAccountLocking: AccountLocking {
+    /// Where the lock files live.
+    public let directory: String
+
+    /// Locks in `directory`.
+    public init(directory: String) { self.directory = directory }
+
+    public func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+        try await RefreshLock.acquire(path: RefreshLock.path(directory: directory, server: server, account: account), timeout: timeout)
+    }
+}
