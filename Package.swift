@@ -3,8 +3,9 @@ import PackageDescription
 
 /// vault: credentials kept safe, programs kept logged in.
 ///
-/// Import direction: VaultCLI -> VaultStoreCLI -> VaultStore -> CLibSecret, and
-/// VaultCLI -> VaultAuth -> VaultStore. Two executables: `vault` (VaultStoreCLI: the store
+/// Import direction: VaultCLI -> VaultStoreCLI -> VaultStore -> CLibSecret,
+/// VaultCLI -> VaultAuth -> VaultStore, and VaultCLI -> VaultEtcd -> VaultAuth (the fleet
+/// backend, with its refresh lock). Two executables: `vault` (VaultStoreCLI: the store
 /// commands, without networking, so it starts like `secret-tool`) runs `vault-auth`
 /// (VaultCLI: every command, the sign-in ones among them) for the commands it does not have.
 /// AuthServer (the reference auth API) depends on none of the client modules.
@@ -25,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -60,6 +62,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The fleet backend: etcd's v3 JSON gateway, end-to-end encrypted items, the fleet-wide
+        // refresh lock. Its own module, so the `vault` executable carries no networking.
+        .target(
+            name: "VaultEtcd",
+            dependencies: [
+                "VaultStore",
+                "VaultAuth",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // The store commands and what every command shares; no networking, no Foundation.
         .target(
             name: "VaultStoreCLI",
@@ -72,6 +88,7 @@ let package = Package(
                 "VaultStore",
                 "VaultStoreCLI",
                 "VaultAuth",
+                "VaultEtcd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -115,6 +132,7 @@ let package = Package(
                 "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth",
                 "vault-auth-server",
             ]),
+        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultEtcd", "VaultStore", "VaultAuth", "VaultTestSupport"]),
         .testTarget(
             name: "VaultAuthTests",
             dependencies: ["VaultAuth", "AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultStore
+
 /// Makes one account's refresh (and the writes that must not race it: a sign-in, a logout)
 /// single-flight across every process that shares the account's store. On one machine
 /// that is a lock file (``FileAccountLocking``, what ``RefreshLock/Placement/automatic``
@@ -14,6 +16,13 @@ public protocol AccountLocking: Sendable {
     /// (then `AuthError.lockTimeout`, naming what it waited for). The lock is held until
     /// the returned hold is released: dropped, or ended by ``AccountLockHold/release()``.
     func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold
+}
+
+/// A store that brings its own account lock, because the processes sharing it may run on
+/// other machines (etcd's lock under a lease); ``RefreshLock/Placement/automatic`` uses it.
+public protocol AccountLockingStore: SecureStore {
+    /// The lock every process sharing this store takes for an account's refresh.
+    var accountLocking: any AccountLocking { get }
 }
 
 /// A held account lock. Dropping the last reference releases it.

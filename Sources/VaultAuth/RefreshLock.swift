@@ -18,8 +18,9 @@ import VaultStore
 public final class RefreshLock: AccountLockHold {
     /// Where an account's refresh lock lives.
     public enum Placement: Sendable {
-        /// The store's own lock directory when it has one (beside the vault file), else
-        /// the user's (`perUserDirectory`). The default: every process of the user shares
+        /// The store's own lock when it brings one (``AccountLockingStore``: a fleet's
+        /// etcd), else a lock file in the store's own lock directory when it has one
+        /// (beside the vault file), else in the user's (`perUserDirectory`). The default: every process of the user shares
         /// one refresh, whatever session it runs in.
         case automatic
         /// A directory of the caller's choosing (created 0700 when missing).
@@ -42,6 +43,7 @@ public final class RefreshLock: AccountLockHold {
         /// The lock for accounts kept in `store`, or nil for in-process single flight only.
         public func locking(for store: any SecureStore) -> (any AccountLocking)? {
             if case .custom(let locking) = self { return locking }
+            if case .automatic = self, let shared = store as? any AccountLockingStore { return shared.accountLocking }
             return directory(for: store).map { FileAccountLocking(directory: $0) }
         }
     }

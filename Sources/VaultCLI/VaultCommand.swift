@@ -3,6 +3,8 @@
 
 import ArgumentParser
 import Logging
+import VaultEtcd
+import VaultStore
 import VaultStoreCLI
 
 /// The `vault` command with every subcommand: what `vault-auth` runs (and what `vault`
@@ -22,6 +24,7 @@ public struct VaultCommand: AsyncParsableCommand {
     /// (argument errors exit 2, not swift-argument-parser's 64).
     public static func runAndExit(_ arguments: [String]? = nil) async -> Never {
         AuthExecutable.forgetHandOver()
+        BackendRegistry.register(EtcdBackend.self)
         ArgumentText.requireUTF8()
         ProcessHardening.apply()
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import Synchronization
+
 /// Which store a program should use, and why.
 public enum BackendKind: String, Sendable, CaseIterable {
     /// Choose at run time: the Secret Service when it answers, else the encrypted file.
@@ -9,14 +11,35 @@ public enum BackendKind: String, Sendable, CaseIterable {
     case secretService = "secret-service"
     /// The encrypted vault file.
     case file
+    /// A fleet's shared store on etcd (the VaultEtcd module; never chosen by `auto`).
+    case etcd
 
-    /// The backend of this kind (nil for `auto`, which is a choice among them).
+    /// The backend of this kind (nil for `auto`, which is a choice among them, and for a
+    /// backend of another module that this program has not registered).
     public var backend: (any StoreBackend.Type)? {
         switch self {
         case .auto: nil
         case .secretService: SecretServiceBackend.self
         case .file: EncryptedFileBackend.self
+        case .etcd: BackendRegistry.registered(.etcd)
         }
+    }
+}
+
+/// The backends that live in modules of their own (etcd, with its networking), as the
+/// program that links them registers them at start (`BackendRegistry.register(EtcdBackend.self)`).
+/// The `vault` executable links none of them and hands such commands to `vault-auth`.
+public enum BackendRegistry {
+    private static let backends = Mutex<[BackendKind: any StoreBackend.Type]>([:])
+
+    /// Makes `backend` the one of its kind.
+    public static func register(_ backend: any StoreBackend.Type) {
+        backends.withLock { $0[backend.kind] = backend }
+    }
+
+    /// The registered backend of `kind`, or nil.
+    public static func registered(_ kind: BackendKind) -> (any StoreBackend.Type)? {
+        backends.withLock { $0[kind] }
     }
 }
 
@@ -43,14 +66,17 @@ public struct BackendDecision: Sendable, Equatable, CustomStringConvertible {
 
     /// Opens the chosen backend's store.
     public func open(_ context: BackendContext) throws(VaultError) -> any SecureStore {
-        guard let backend = kind.backend else { throw .invalidInput("no backend was chosen") }
+        guard let backend = kind.backend else {
+            if kind == .auto { throw .invalidInput("no backend was chosen") }
+            throw .backendUnavailable("the \(kind.rawValue) backend is not part of this program (vault-auth has it)")
+        }
         return try backend.open(context, viability: viability)
     }
 }
 
 /// Decides between the backends. It never triggers D-Bus autolaunch and never hangs.
 public enum BackendSelection {
-    /// The environment variable that forces a backend (`auto`, `secret-service`, `file`).
+    /// The environment variable that forces a backend (`auto`, `secret-service`, `file`, `etcd`).
     public static let environmentVariable = "VAULT_BACKEND"
 
     /// Resolves `requested` (or `$VAULT_BACKEND`, else `auto`) into a concrete backend.
@@ -72,14 +98,14 @@ public enum BackendSelection {
             kind = requested
         } else if let raw = environment[environmentVariable], !raw.isEmpty {
             guard let parsed = BackendKind(rawValue: raw) else {
-                throw .invalidInput("\(environmentVariable)=\(raw) is not one of auto, secret-service, file")
+                throw .invalidInput("\(environmentVariable)=\(raw) is not one of auto, secret-service, file, etcd")
             }
             kind = parsed
         } else {
             kind = .auto
         }
-        if let backend = kind.backend {
-            return BackendDecision(kind: backend.kind, reason: "forced by --backend or \(environmentVariable)")
+        if kind != .auto {
+            return BackendDecision(kind: kind, reason: "forced by --backend or \(environmentVariable)")
         }
         var reasons: [String] = []
         for backend in automaticOrder {

@@ -25,6 +25,9 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case permission(String)
     /// The caller's input is unusable (an empty account, a missing passphrase source).
     case invalidInput(String)
+    /// The backend refused who we are: a wrong user or password for etcd, or a role that
+    /// does not grant the prefix.
+    case accessDenied(String)
 
     /// One line for a person: the problem and, where there is one, the fix. Never contains a secret
     /// (``notFound(_:)`` names the account and server only).
@@ -39,6 +42,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .backendUnavailable(let why): "backend unavailable: \(why)"
         case .permission(let why): why
         case .invalidInput(let why): why
+        case .accessDenied(let why): why
         }
     }
 }

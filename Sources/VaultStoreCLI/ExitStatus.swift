@@ -26,7 +26,7 @@ public enum ExitStatus {
         switch error {
         case .notFound: notFound
         case .invalidInput: usage
-        case .locked, .notApproved, .wrongPassphrase, .corrupted, .unsupportedFormat: authentication
+        case .locked, .notApproved, .accessDenied, .wrongPassphrase, .corrupted, .unsupportedFormat: authentication
         case .backendUnavailable, .permission: unavailable
         }
     }

@@ -2,6 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
+import FoundationEssentials
+import VaultStore
 
 /// The `vault` executable: the store commands, run here, and every other command (the
 /// sign-in ones: `login`, `token`, `request`, `logout`, `whoami`; the help) handed to
@@ -26,10 +28,31 @@ public struct StoreCommand: ParsableCommand {
         ArgumentText.requireUTF8()
         // A completion script or a help dump must know every command: vault-auth's.
         let wholeCommandLine = arguments.contains { $0.hasPrefix("--generate-completion-script") || $0 == "--experimental-dump-help" }
-        guard let first = arguments.first, handledHere.contains(first), !wholeCommandLine else {
+        guard let first = arguments.first, handledHere.contains(first), !wholeCommandLine,
+            !needsAnotherBackend(arguments, environment: ProcessInfo.processInfo.environment)
+        else {
             AuthExecutable.replaceProcess(arguments: arguments)
         }
         AuthExecutable.forgetHandOver()
         CommandLineSummary.runToExit(Self.self, arguments: arguments)
+    }
+
+    /// True when the backend asked for (`--backend B`, `--backend=B`, else `VAULT_BACKEND`)
+    /// lives in a module this executable does not link (etcd, with its networking): then
+    /// `vault-auth`, which has every backend, runs the command. Nothing has been read yet.
+    static func needsAnotherBackend(_ arguments: [String], environment: [String: String]) -> Bool {
+        var requested = environment[BackendSelection.environmentVariable]
+        var index = 1
+        while index < arguments.count, arguments[index] != "--" {
+            if arguments[index] == "--backend", index + 1 < arguments.count {
+                requested = arguments[index + 1]
+                index += 1
+            } else if arguments[index].hasPrefix("--backend=") {
+                requested = String(arguments[index].dropFirst("--backend=".count))
+            }
+            index += 1
+        }
+        guard let requested, let kind = BackendKind(rawValue: requested) else { return false }
+        return kind != .auto && kind.backend == nil
     }
 }

@@ -17,7 +17,7 @@ extension BackendKind: ExpressibleByArgument {}
 package struct StoreOptions: ParsableArguments {
     package init() {}
 
-    @Option(help: "Where to keep items: auto, secret-service or file (env: VAULT_BACKEND; default auto).")
+    @Option(help: "Where to keep items: auto, secret-service, file or etcd (env: VAULT_BACKEND; default auto, which never picks etcd).")
     package var backend: BackendKind?
 
     @Option(
@@ -48,6 +48,28 @@ package struct StoreOptions: ParsableArguments {
     @Flag(help: "File backend: neither use nor fill the key cache in the kernel keyring (as VAULT_KEY_CACHE_TTL=0).")
     package var noKeyCache = false
 
+    @Option(
+        help: ArgumentHelp("etcd backend: the members' client URLs (env: VAULT_ETCD_ENDPOINTS).", valueName: "url,url,..."))
+    package var etcdEndpoints: String?
+
+    @Option(help: ArgumentHelp("etcd backend: the key prefix vault owns (env: VAULT_ETCD_PREFIX; default /vault/).", valueName: "prefix"))
+    package var etcdPrefix: String?
+
+    @Option(help: ArgumentHelp("etcd backend: PEM file of the CAs of the members' certificates (env: VAULT_ETCD_CACERT).", valueName: "path"))
+    package var etcdCacert: String?
+
+    @Option(help: ArgumentHelp("etcd backend: the client certificate, PEM (env: VAULT_ETCD_CERT).", valueName: "path"))
+    package var etcdCert: String?
+
+    @Option(help: ArgumentHelp("etcd backend: the client certificate's private key, PEM (env: VAULT_ETCD_KEY).", valueName: "path"))
+    package var etcdKey: String?
+
+    @Option(help: ArgumentHelp("etcd backend: the etcd user (env: VAULT_ETCD_USER); its password comes from --etcd-password-file.", valueName: "name"))
+    package var etcdUser: String?
+
+    @Option(help: ArgumentHelp("etcd backend: the file holding the etcd user's password (env: VAULT_ETCD_PASSWORD_FILE).", valueName: "path"))
+    package var etcdPasswordFile: String?
+
     package func validate() throws {
         if let promptTimeout, !(promptTimeout.isFinite && promptTimeout > 0 && promptTimeout <= 3600) {
             throw ValidationError("--prompt-timeout must be a number of seconds, more than 0 and at most 3600")
@@ -65,11 +87,17 @@ package struct StoreOptions: ParsableArguments {
         return .wait(timeout: timeout, announce: { Terminal.note($0) })
     }
 
-    /// The process environment, with `--file` and `--no-key-cache` applied.
+    /// The process environment, with `--file`, `--no-key-cache` and the `--etcd-…` options applied.
     package var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         if let file { environment["VAULT_FILE"] = file }
         if noKeyCache { environment["VAULT_KEY_CACHE_TTL"] = "0" }
+        let etcd: [(String?, String)] = [
+            (etcdEndpoints, "VAULT_ETCD_ENDPOINTS"), (etcdPrefix, "VAULT_ETCD_PREFIX"), (etcdCacert, "VAULT_ETCD_CACERT"),
+            (etcdCert, "VAULT_ETCD_CERT"), (etcdKey, "VAULT_ETCD_KEY"), (etcdUser, "VAULT_ETCD_USER"),
+            (etcdPasswordFile, "VAULT_ETCD_PASSWORD_FILE"),
+        ]
+        for (value, variable) in etcd { if let value { environment[variable] = value } }
         return environment
     }
 

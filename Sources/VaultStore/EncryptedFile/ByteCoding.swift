@@ -2,69 +2,69 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 /// Big-endian writer for the vault file's binary layouts.
-struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
+package struct ByteWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
-    mutating func append(_ value: UInt8) { bytes.append(value) }
+    package mutating func append(_ value: UInt8) { bytes.append(value) }
 
-    mutating func append(_ value: UInt16) {
+    package mutating func append(_ value: UInt16) {
         bytes.append(UInt8(truncatingIfNeeded: value >> 8))
         bytes.append(UInt8(truncatingIfNeeded: value))
     }
 
-    mutating func append(_ value: UInt32) {
+    package mutating func append(_ value: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
-    mutating func append<C: Collection>(raw: C) where C.Element == UInt8 { bytes.append(contentsOf: raw) }
+    package mutating func append<C: Collection>(raw: C) where C.Element == UInt8 { bytes.append(contentsOf: raw) }
 
     /// A 32-bit length followed by the bytes.
-    mutating func appendField<C: Collection>(_ field: C) where C.Element == UInt8 {
+    package mutating func appendField<C: Collection>(_ field: C) where C.Element == UInt8 {
         append(UInt32(field.count))
         bytes.append(contentsOf: field)
     }
 }
 
 /// Big-endian reader that never reads past its end: every read returns nil instead.
-struct ByteReader {
+package struct ByteReader {
     private let bytes: [UInt8]
     private(set) var offset: Int
 
-    init(_ bytes: [UInt8], offset: Int = 0) {
+    package init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
     }
 
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
-    mutating func readUInt8() -> UInt8? {
+    package mutating func readUInt8() -> UInt8? {
         guard remaining >= 1 else { return nil }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func readUInt16() -> UInt16? {
+    package mutating func readUInt16() -> UInt16? {
         guard remaining >= 2 else { return nil }
         defer { offset += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
-    mutating func readUInt32() -> UInt32? {
+    package mutating func readUInt32() -> UInt32? {
         guard remaining >= 4 else { return nil }
         defer { offset += 4 }
         return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    mutating func readBytes(_ count: Int) -> ArraySlice<UInt8>? {
+    package mutating func readBytes(_ count: Int) -> ArraySlice<UInt8>? {
         guard count >= 0, remaining >= count else { return nil }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
     /// A 32-bit length followed by that many bytes.
-    mutating func readField() -> ArraySlice<UInt8>? {
+    package mutating func readField() -> ArraySlice<UInt8>? {
         guard let count = readUInt32() else { return nil }
         return readBytes(Int(count))
     }

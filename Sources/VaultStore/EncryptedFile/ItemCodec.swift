@@ -10,10 +10,10 @@
 /// (kind: 0 password, 1 tokens, 2 settings)
 /// zero padding
 /// ```
-enum ItemCodec {
-    static let padding = 256
+package enum ItemCodec {
+    package static let padding = 256
 
-    static func encode(_ items: [CredentialKey: Credential]) -> [UInt8] {
+    package static func encode(_ items: [CredentialKey: Credential]) -> [UInt8] {
         let estimate = items.values.reduce(4) {
             $0 + 16 + $1.server.utf8.count + $1.account.utf8.count + $1.label.utf8.count + $1.secret.bytes.count
         }
@@ -31,7 +31,7 @@ enum ItemCodec {
         return writer.bytes
     }
 
-    static func decode(_ body: [UInt8]) throws(VaultError) -> [CredentialKey: Credential] {
+    package static func decode(_ body: [UInt8]) throws(VaultError) -> [CredentialKey: Credential] {
         var reader = ByteReader(body)
         guard let count = reader.readUInt32(), Int(count) <= body.count / 16 else { throw malformed }
         var items: [CredentialKey: Credential] = [:]

@@ -51,7 +51,7 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
     public var memory: Int { 128 * r.asInt * p.asInt << Int(log2N) }
 
     /// Throws unless the parameters are sane and within the reading cap.
-    func checkReadable() throws(VaultError) {
+    package func checkReadable() throws(VaultError) {
         guard (1...22).contains(log2N), (1...32).contains(r), (1...16).contains(p),
             memory <= KDFParameters.maximumMemory
         else {
@@ -61,7 +61,7 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
 
     /// Derives the vault's two keys from the passphrase: one that authenticates the
     /// header (and so checks the passphrase), one that seals the body.
-    func deriveKeys(passphrase: Secret, salt: [UInt8]) throws(VaultError) -> VaultKeys {
+    package func deriveKeys(passphrase: Secret, salt: [UInt8]) throws(VaultError) -> VaultKeys {
         guard !passphrase.isEmpty else { throw .invalidInput("the passphrase must not be empty") }
         let master: SymmetricKey
         do {
@@ -87,13 +87,13 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
 
 /// The keys derived from a passphrase and a salt: scrypt's output (the master key, what the
 /// key cache keeps) and the two keys HKDF makes from it.
-struct VaultKeys: Sendable {
-    let master: SymmetricKey
-    let header: SymmetricKey
-    let body: SymmetricKey
+package struct VaultKeys: Sendable {
+    package let master: SymmetricKey
+    package let header: SymmetricKey
+    package let body: SymmetricKey
 
     /// The header and body keys of `master`.
-    init(master: SymmetricKey) {
+    package init(master: SymmetricKey) {
         self.master = master
         header = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("vault header mac v1".utf8), outputByteCount: 32)
         body = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("vault body aead v1".utf8), outputByteCount: 32)
@@ -104,5 +104,5 @@ struct VaultKeys: Sendable {
 }
 
 extension UInt32 {
-    var asInt: Int { Int(self) }
+    package var asInt: Int { Int(self) }
 }

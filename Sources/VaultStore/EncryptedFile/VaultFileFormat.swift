@@ -24,7 +24,7 @@ import Crypto
 /// The header MAC checks the passphrase (and the header) before the body is opened, so
 /// a wrong passphrase and a modified body are told apart. The body (`ItemCodec`) holds
 /// every server, account, label and secret; nothing about the items is readable.
-enum VaultFileFormat {
+package enum VaultFileFormat {
     static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
     static let version: UInt16 = 1
     static let scryptID: UInt8 = 1
@@ -111,7 +111,7 @@ enum VaultFileFormat {
         return writer.bytes
     }
 
-    static func newSalt() -> [UInt8] {
+    package static func newSalt() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<saltSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }

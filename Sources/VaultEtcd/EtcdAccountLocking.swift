@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Synchronization
+import VaultAuth
+import VaultStore
+
+/// The fleet's refresh lock: etcd's lock service under a lease, so one refresh (or one
+/// re-login) serves every machine that shares the store, and a machine that dies while it
+/// holds the lock frees it when its lease expires (``EtcdConfiguration/lockTTL`` seconds).
+///
+/// - The lease is kept alive (every third of its TTL, on a thread of its own) from the
+///   moment it is granted, while the caller waits in the queue and while it holds the
+///   lock; a hold whose lease is found expired on acquiring is given up and the wait starts
+///   again, so two holders never both believe they hold it.
+/// - Lock names are hidden like item names (`PREFIX` + `locks/` + an HMAC of server and
+///   account), so etcd does not learn which accounts refresh.
+/// - Giving up after the timeout revokes the lease, which takes the waiter out of the queue.
+public struct EtcdAccountLocking: AccountLocking {
+    let store: EtcdStore
+
+    /// The lock of accounts kept in `store`.
+    public init(store: EtcdStore) { self.store = store }
+
+    public func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+        let store = self.store
+        let result = await Thread.run { () throws(VaultError) -> EtcdLockHold? in
+            try EtcdLockHold.acquire(store: store, server: server, account: account, timeout: timeout)
+        }
+        guard let hold = try result.get() else {
+            throw .lockTimeout(
+                "gave up after \(timeout) waiting for the fleet's refresh lock of \(account) on \(server) (etcd, \(store.prefix)locks/), "
+                    + "held by another machine")
+        }
+        return hold
+    }
+}
+
+/// A held etcd lock: its lease, kept alive until ``release()``.
+final class EtcdLockHold: AccountLockHold {
+    private let client: EtcdClient
+    private let lease: Int64
+    private let stopped = Mutex(false)
+
+    private init(client: EtcdClient, lease: Int64) {
+        self.client = client
+        self.lease = lease
+    }
+
+    deinit {
+        // Dropped without release(): end the lease off this thread, without waiting.
+        let client = client
+        let lease = lease
+        if !stopped.withLock({ $0 }) { Thread.detachNewThread { try? client.revoke(lease: lease, overall: .seconds(2)) } }
+    }
+
+    func release() async {
+        guard stop() else { return }
+        let client = client
+        let lease = lease
+        _ = await Thread.run { () throws(VaultError) in try client.revoke(lease: lease, overall: .seconds(5)) }
+    }
+
+    /// Marks the hold ended; false when it already was.
+    private func stop() -> Bool {
+        stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+    }
+
+    /// Waits for the lock (blocking); nil when `timeout` passed first.
+    static func acquire(store: EtcdStore, server: String, account: String, timeout: Duration) throws(VaultError) -> EtcdLockHold? {
+        let client = store.client
+        let name = try store.lockName(server: server, account: account)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let ttl = client.configuration.lockTTL
+            let hold = EtcdLockHold(client: client, lease: try client.grantLease(ttl: ttl))
+            hold.keepAliveInBackground(every: .milliseconds(ttl * 1000 / 3))
+            do {
+                _ = try client.lock(name, lease: hold.lease, timeout: deadline - ContinuousClock.now)
+            } catch .backendUnavailable(let why) where why.contains("did not answer within") && ContinuousClock.now >= deadline {
+                hold.end()
+                return nil
+            } catch {
+                hold.end()
+                throw error
+            }
+            // The lease must still be alive: a hold whose lease expired while queued is no hold.
+            if (try? client.keepAlive(lease: hold.lease, overall: .seconds(2))) ?? 0 > 0 { return hold }
+            hold.end()
+        }
+        return nil
+    }
+
+    /// Ends the hold now, without waiting (used when acquiring fails).
+    private func end() {
+        guard stop() else { return }
+        try? client.revoke(lease: lease, overall: .seconds(2))
+    }
+
+    private func keepAliveInBackground(every interval: Duration) {
+        let client = client
+        let lease = lease
+        Thread.detachNewThread { [weak self] in
+            var next = ContinuousClock.now + interval
+            while true {
+                Thread.sleep(forTimeInterval: 0.05)
+                guard let hold = self, !hold.stopped.withLock({ $0 }) else { return }
+                guard ContinuousClock.now >= next else { continue }
+                next = ContinuousClock.now + interval
+                _ = try? client.keepAlive(lease: lease, overall: interval)
+            }
+        }
+    }
+}
+
+extension Thread {
+    /// Runs blocking `body` on a thread of its own (never on the Swift concurrency pool).
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(VaultError) -> T) async -> Result<T, AuthError> {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                do throws(VaultError) {
+                    continuation.resume(returning: .success(try body()))
+                } catch {
+                    continuation.resume(returning: .failure(.store(error)))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+import VaultStore
+
+/// A small client of etcd's v3 JSON gateway over HTTP/1.1 (AsyncHTTPClient), blocking,
+/// as a `SecureStore` is. Every call is bounded by ``EtcdConfiguration/timeout`` over all
+/// endpoints together:
+///
+/// - an endpoint that refuses, times out or fails TLS is skipped for the next one;
+/// - etcd's "no leader", "leader changed" and "request timed out" (an election, a lost
+///   quorum) are retried on the next endpoint after a short pause, until the bound;
+/// - when the bound passes, `.backendUnavailable` names every endpoint tried and what it
+///   said (the `vault` command's exit 4), so a lost quorum never hangs a caller;
+/// - etcd's authentication (`--etcd-user`) is done once per client and again once when
+///   etcd says the token expired; a refused user or role is `.accessDenied` (exit 3).
+///
+/// Redirects are never followed, and answers are capped at 64 MiB.
+public final class EtcdClient: Sendable {
+    /// What the client was made with.
+    public let configuration: EtcdConfiguration
+    private let http: HTTPClient
+    private let password: Secret?
+    /// The endpoint that answered last: the first one tried next time.
+    private let preferred = Mutex(0)
+    /// etcd's authentication token, once had.
+    private let token = Mutex<String?>(nil)
+
+    /// The largest answer accepted.
+    static let maximumAnswer = 64 << 20
+
+    /// A client for `configuration`; reads the password file and the TLS files now, so
+    /// a missing or unreadable one is one line at once (`.invalidInput`).
+    public init(configuration: EtcdConfiguration) throws(VaultError) {
+        self.configuration = configuration
+        password = try configuration.passwordFile.map { path throws(VaultError) in try PassphraseSource.readPassphraseFile(path) }
+        var http = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)), decompression: .disabled)
+        http.tlsConfiguration = try Self.tls(configuration)
+        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+    }
+
+    deinit { try? http.syncShutdown() }
+
+    private static func tls(_ configuration: EtcdConfiguration) throws(VaultError) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        do {
+            if let ca = configuration.caFile {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca))
+            }
+            if let certificate = configuration.certificateFile, let key = configuration.keyFile {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+            }
+        } catch {
+            throw .invalidInput("cannot read the etcd TLS files (--etcd-cacert, --etcd-cert, --etcd-key): they must be PEM")
+        }
+        return tls
+    }
+
+    // MARK: - Calls
+
+    /// Posts `body` (JSON) to `path` and decodes the answer, within the configured timeout
+    /// (or `overall`), each endpoint getting at most `attemptTimeout` (default a third of it).
+    func call<Answer: Decodable>(
+        _ path: String, _ body: [String: Any], as: Answer.Type = Answer.self, overall: Duration? = nil,
+        attemptTimeout: Duration? = nil
+    ) throws(VaultError) -> Answer {
+        let data: Data
+        do {
+            data = try JSONSerialization.data(withJSONObject: body)
+        } catch {
+            throw .invalidInput("cannot encode an etcd request")
+        }
+        let overall = overall ?? configuration.timeout
+        let perAttempt = attemptTimeout ?? max(.seconds(1), overall / 3)
+        let deadline = ContinuousClock.now + overall
+        let endpoints = configuration.endpoints
+        let first = preferred.withLock { $0 } % endpoints.count
+        var tried: [(endpoint: String, reason: String)] = []
+        var reauthenticated = false
+        var attempt = 0
+        while true {
+            let index = (first + attempt) % endpoints.count
+            let endpoint = endpoints[index]
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw unavailable(tried, within: overall) }
+            let limit = min(remaining, perAttempt)
+            var outcome = Outcome.failed("not tried")
+            if configuration.user != nil, token.withLock({ $0 }) == nil, let failure = authenticate(endpoint, limit: limit) {
+                outcome = failure
+            } else {
+                outcome = send(endpoint, path, data, limit: limit)
+            }
+            if case .ok(let answer) = outcome {
+                preferred.withLock { $0 = index }
+                do {
+                    return try JSONDecoder().decode(Answer.self, from: answer)
+                } catch {
+                    throw .backendUnavailable("etcd at \(endpoint.absoluteString) gave an answer vault cannot read on \(path)")
+                }
+            }
+            if Self.isRetryable(outcome) {
+                tried.append((endpoint.absoluteString, outcome.reason))
+                attempt += 1
+                // A pause once every endpoint was tried: an election takes a moment.
+                if attempt % endpoints.count == 0 { Thread.sleep(forTimeInterval: min(0.25, 0.05 * Double(attempt / endpoints.count))) }
+                continue
+            }
+            switch outcome {
+            case .etcd(16, _) where configuration.user != nil && !reauthenticated:
+                // The token expired (or the member restarted): authenticate again, once.
+                reauthenticated = true
+                token.withLock { $0 = nil }
+            case .etcd(let code, let reason) where code == 7 || code == 16:
+                let who = configuration.user.map { "user \"\(TextEscaping.escaped($0))\"" } ?? "the client"
+                throw .accessDenied("etcd refused \(who) on \(path): \(reason)")
+            case .authenticationRefused(let reason):
+                throw .accessDenied("etcd refused user \"\(TextEscaping.escaped(configuration.user ?? ""))\": \(reason)")
+            default:
+                throw .backendUnavailable("etcd at \(endpoint.absoluteString) refused \(path): \(outcome.reason)")
+            }
+        }
+    }
+
+    /// What one attempt on one endpoint gave.
+    private enum Outcome {
+        case ok(Data)
+        /// No usable answer from this endpoint (refused, timed out, TLS, 5xx without etcd's body).
+        case failed(String)
+        /// etcd's gRPC status code and message.
+        case etcd(Int, String)
+        /// The user or password was refused.
+        case authenticationRefused(String)
+
+        var reason: String {
+            switch self {
+            case .ok: "answered"
+            case .failed(let reason), .etcd(_, let reason), .authenticationRefused(let reason): reason
+            }
+        }
+    }
+
+    private static func isRetryable(_ outcome: Outcome) -> Bool {
+        switch outcome {
+        case .failed: true
+        // Canceled, DeadlineExceeded, ResourceExhausted, Aborted, Internal, Unavailable:
+        // elections, lost quorum, overload.
+        case .etcd(let code, _): [1, 4, 8, 10, 13, 14].contains(code)
+        case .ok, .authenticationRefused: false
+        }
+    }
+
+    /// Gets a token for the configured user from `endpoint`; nil when that worked, else the
+    /// outcome to act on.
+    private func authenticate(_ endpoint: URL, limit: Duration) -> Outcome? {
+        let body: [String: Any] = [
+            "name": configuration.user ?? "", "password": String(decoding: password?.bytes ?? [], as: UTF8.self),
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: body) else { return .failed("cannot encode") }
+        switch send(endpoint, "/v3/auth/authenticate", data, limit: limit, authorized: false) {
+        case .ok(let answer):
+            guard let token = (try? JSONDecoder().decode(EtcdWire.AuthenticateResponse.self, from: answer))?.token, !token.isEmpty
+            else { return .authenticationRefused("etcd gave no token (is authentication enabled?)") }
+            self.token.withLock { $0 = token }
+            return nil
+        case .etcd(let code, let reason) where [3, 7, 9, 16].contains(code):
+            return .authenticationRefused(reason)
+        case let other:
+            return other
+        }
+    }
+
+    private func send(_ endpoint: URL, _ path: String, _ data: Data, limit: Duration, authorized: Bool = true) -> Outcome {
+        let request: HTTPClient.Request
+        do {
+            var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
+            if authorized, let token = token.withLock({ $0 }) { headers.add(name: "Authorization", value: token) }
+            request = try HTTPClient.Request(
+                url: endpoint.absoluteString + path, method: .POST, headers: headers, body: .bytes(Array(data)))
+        } catch {
+            return .failed("not a usable URL")
+        }
+        let delegate = ResponseAccumulator(request: request, maxBodySize: Self.maximumAnswer)
+        let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+        let task = http.execute(request: request, delegate: delegate, deadline: .now() + .nanoseconds(max(1, nanoseconds)))
+        let response: HTTPClient.Response
+        do {
+            response = try task.futureResult.wait()
+        } catch {
+            return .failed(Self.describe(error))
+        }
+        let body = response.body.map { Data($0.readableBytesView) } ?? Data()
+        if response.status == .ok { return .ok(body) }
+        if let error = try? JSONDecoder().decode(EtcdWire.ErrorBody.self, from: body), let code = error.code {
+            return .etcd(code, Self.clean(error.message ?? error.error ?? "code \(code)"))
+        }
+        return .failed("HTTP \(response.status.code)")
+    }
+
+    /// A short, single-line reason for a transport error (never a secret: none is in them).
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: return "timed out"
+            case .remoteConnectionClosed: return "closed the connection"
+            default: break
+            }
+        }
+        if error is NIOSSLError || String(describing: type(of: error)).contains("SSL") {
+            return "TLS failed (\(clean(String(describing: error))))"
+        }
+        let text = String(describing: error)
+        if text.contains("connectTimeout") || text.contains("deadline") { return "timed out" }
+        if text.contains("refused") || text.contains("ECONNREFUSED") { return "connection refused" }
+        if text.contains("ResponseTooBig") { return "answered with more than \(maximumAnswer >> 20) MiB" }
+        return clean(text)
+    }
+
+    /// `text` on one line, escaped and at most 160 characters.
+    private static func clean(_ text: String) -> String {
+        let line = TextEscaping.escaped(text)
+        return line.count > 160 ? String(line.prefix(160)) + "…" : line
+    }
+
+    private func unavailable(_ tried: [(endpoint: String, reason: String)], within overall: Duration) -> VaultError {
+        var last: [String: String] = [:]
+        var order: [String] = []
+        for (endpoint, reason) in tried {
+            if last[endpoint] == nil { order.append(endpoint) }
+            last[endpoint] = reason
+        }
+        for endpoint in configuration.endpoints.map(\.absoluteString) where last[endpoint] == nil {
+            order.append(endpoint)
+            last[endpoint] = "not tried"
+        }
+        let reasons = order.map { "\($0) (\(last[$0] ?? ""))" }.joined(separator: ", ")
+        let quorum = tried.contains { $0.reason.contains("leader") || $0.reason.contains("timed out") }
+        return .backendUnavailable(
+            "etcd did not answer within \(overall)\(quorum ? " (no leader: has the cluster lost its quorum?)" : ""); tried \(reasons)")
+    }
+}

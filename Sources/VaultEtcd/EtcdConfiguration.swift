@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import VaultStore
+
+/// Where the fleet's etcd is and how to talk to it, from the environment the `vault`
+/// command fills from its options (`--etcd-endpoints` is `VAULT_ETCD_ENDPOINTS`, and so on).
+///
+/// | variable | option | meaning |
+/// | --- | --- | --- |
+/// | `VAULT_ETCD_ENDPOINTS` | `--etcd-endpoints` | `URL,URL,…`: `http://` or `https://` host and port, no path |
+/// | `VAULT_ETCD_PREFIX` | `--etcd-prefix` | the key prefix vault owns (default `/vault/`) |
+/// | `VAULT_ETCD_CACERT` | `--etcd-cacert` | PEM file of the CAs that sign the members' certificates |
+/// | `VAULT_ETCD_CERT`, `VAULT_ETCD_KEY` | `--etcd-cert`, `--etcd-key` | the client certificate and its key (PEM) |
+/// | `VAULT_ETCD_USER` | `--etcd-user` | etcd user name (etcd's own authentication) |
+/// | `VAULT_ETCD_PASSWORD_FILE` | `--etcd-password-file` | the file holding that user's password |
+/// | `VAULT_ETCD_TIMEOUT` | | seconds an operation may take over every endpoint (default 10) |
+/// | `VAULT_ETCD_LOCK_TTL` | | seconds the refresh lock's lease lives without keep-alive (default 5) |
+public struct EtcdConfiguration: Sendable, Equatable {
+    /// The members' client URLs, tried in order (the last one that answered first).
+    public var endpoints: [URL]
+    /// The key prefix vault owns; always starts and ends with `/`.
+    public var prefix: String
+    /// PEM file of trusted CAs for `https` endpoints (nil: the system's).
+    public var caFile: String?
+    /// The client certificate (PEM) and its private key, for etcd's `--client-cert-auth`.
+    public var certificateFile: String?
+    public var keyFile: String?
+    /// etcd's user name, and the file its password is read from.
+    public var user: String?
+    public var passwordFile: String?
+    /// The bound on one store operation, all endpoints and retries included.
+    public var timeout: Duration
+    /// The TTL of the refresh lock's lease, in seconds.
+    public var lockTTL: Int
+
+    /// The default prefix.
+    public static let defaultPrefix = "/vault/"
+
+    /// Reads and checks the configuration; `.invalidInput` (one line) for anything unusable.
+    public static func from(environment: [String: String]) throws(VaultError) -> EtcdConfiguration {
+        guard let list = environment["VAULT_ETCD_ENDPOINTS"], !list.isEmpty else {
+            throw .invalidInput("the etcd backend needs --etcd-endpoints URL,URL,... (or VAULT_ETCD_ENDPOINTS)")
+        }
+        var endpoints: [URL] = []
+        for raw in list.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            endpoints.append(try endpoint(raw))
+        }
+        guard endpoints.count <= 16 else { throw .invalidInput("--etcd-endpoints: at most 16 endpoints") }
+        let prefix = try prefix(environment["VAULT_ETCD_PREFIX"] ?? defaultPrefix)
+        let certificate = nonEmpty(environment["VAULT_ETCD_CERT"])
+        let key = nonEmpty(environment["VAULT_ETCD_KEY"])
+        guard (certificate == nil) == (key == nil) else {
+            throw .invalidInput("--etcd-cert and --etcd-key go together (a client certificate and its private key)")
+        }
+        let user = nonEmpty(environment["VAULT_ETCD_USER"])
+        let passwordFile = nonEmpty(environment["VAULT_ETCD_PASSWORD_FILE"])
+        guard (user == nil) == (passwordFile == nil) else {
+            throw .invalidInput("--etcd-user and --etcd-password-file go together (the password is never an argument)")
+        }
+        return EtcdConfiguration(
+            endpoints: endpoints, prefix: prefix, caFile: nonEmpty(environment["VAULT_ETCD_CACERT"]), certificateFile: certificate,
+            keyFile: key, user: user, passwordFile: passwordFile,
+            timeout: try seconds(environment["VAULT_ETCD_TIMEOUT"], name: "VAULT_ETCD_TIMEOUT", default: 10, range: 0.5...600),
+            lockTTL: Int(try seconds(environment["VAULT_ETCD_LOCK_TTL"], name: "VAULT_ETCD_LOCK_TTL", default: 5, range: 2...60)))
+    }
+
+    /// The endpoints as given, for messages.
+    public var endpointList: String { endpoints.map(\.absoluteString).joined(separator: ", ") }
+
+    private static func endpoint(_ raw: String) throws(VaultError) -> URL {
+        guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.user == nil, url.password == nil, url.query == nil, url.fragment == nil,
+            url.path.isEmpty || url.path == "/"
+        else {
+            // A URL with user info may carry a password: never repeat it.
+            let shown = raw.contains("@") ? "an endpoint with user info (use --etcd-user and --etcd-password-file)" : "\"\(TextEscaping.escaped(raw))\""
+            throw .invalidInput("--etcd-endpoints: \(shown) is not an etcd client URL (http:// or https://host:port, no path)")
+        }
+        return URL(string: "\(scheme)://\(url.host!.contains(":") ? "[\(host)]" : host)\(url.port.map { ":\($0)" } ?? "")")!
+    }
+
+    private static func prefix(_ raw: String) throws(VaultError) -> String {
+        guard raw.hasPrefix("/"), raw.utf8.count <= 256, !raw.contains("\u{0}"),
+            raw.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else { throw .invalidInput("--etcd-prefix must start with / (at most 256 bytes, no control characters), like /vault/") }
+        return raw.hasSuffix("/") ? raw : raw + "/"
+    }
+
+    private static func seconds(_ raw: String?, name: String, default fallback: Double, range: ClosedRange<Double>) throws(VaultError)
+        -> Duration
+    {
+        guard let raw, !raw.isEmpty else { return .milliseconds(Int(fallback * 1000)) }
+        guard let value = Double(raw), value.isFinite, range.contains(value) else {
+            throw .invalidInput("\(name) must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return .milliseconds(Int(value * 1000))
+    }
+
+    private static func seconds(_ raw: String?, name: String, default fallback: Int, range: ClosedRange<Int>) throws(VaultError)
+        -> Int
+    {
+        guard let raw, !raw.isEmpty else { return fallback }
+        guard let value = Int(raw), range.contains(value) else {
+            throw .invalidInput("\(name) must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import VaultStore
+
+/// A key's value and the revision it was last written at.
+struct EtcdEntry: Sendable, Equatable {
+    var key: [UInt8]
+    var value: [UInt8]
+    var modRevision: Int64
+}
+
+/// The etcd operations vault needs, each one call of ``EtcdClient/call(_:_:as:overall:attemptTimeout:)``.
+extension EtcdClient {
+    /// The entry at `key`, or nil (a linearizable read).
+    func get(_ key: String) throws(VaultError) -> EtcdEntry? {
+        let answer = try call("/v3/kv/range", ["key": EtcdWire.base64(key)], as: EtcdWire.RangeResponse.self)
+        return answer.kvs?.first.map(Self.entry)
+    }
+
+    /// Every entry whose key starts with `prefix`, at most `limit` of them (more is an error:
+    /// vault never keeps that many).
+    func list(prefix: String, limit: Int = 100_000) throws(VaultError) -> [EtcdEntry] {
+        let answer = try call(
+            "/v3/kv/range",
+            ["key": EtcdWire.base64(prefix), "range_end": EtcdWire.base64(EtcdWire.prefixEnd(prefix)), "limit": String(limit)],
+            as: EtcdWire.RangeResponse.self)
+        if answer.more == true { throw .backendUnavailable("more than \(limit) keys under \(prefix) in etcd") }
+        return (answer.kvs ?? []).map(Self.entry)
+    }
+
+    /// Writes `value` at `key` only if `guardKey` was last written at `revision` (0: it
+    /// does not exist). Returns nil when written, else the current entry at `guardKey`
+    /// (nil inside when it is gone), so the caller can retry from a fresh read.
+    func put(_ key: String, _ value: [UInt8], ifRevisionOf guardKey: String, is revision: Int64) throws(VaultError)
+        -> EtcdEntry??
+    {
+        let answer = try call(
+            "/v3/kv/txn",
+            [
+                "compare": [Self.compare(guardKey, revision: revision)],
+                "success": [["requestPut": ["key": EtcdWire.base64(key), "value": EtcdWire.base64(value)]]],
+                "failure": [["requestRange": ["key": EtcdWire.base64(guardKey)]]],
+            ], as: EtcdWire.TxnResponse.self)
+        if answer.succeeded == true { return .none }
+        return .some(answer.responses?.first?.response_range?.kvs?.first.map(Self.entry))
+    }
+
+    /// Deletes `key` only if `guardKey` was last written at `revision`; as ``put(_:_:ifRevisionOf:is:)``.
+    func delete(_ key: String, ifRevisionOf guardKey: String, is revision: Int64) throws(VaultError) -> EtcdEntry?? {
+        let answer = try call(
+            "/v3/kv/txn",
+            [
+                "compare": [Self.compare(guardKey, revision: revision)],
+                "success": [["requestDeleteRange": ["key": EtcdWire.base64(key)]]],
+                "failure": [["requestRange": ["key": EtcdWire.base64(guardKey)]]],
+            ], as: EtcdWire.TxnResponse.self)
+        if answer.succeeded == true { return .none }
+        return .some(answer.responses?.first?.response_range?.kvs?.first.map(Self.entry))
+    }
+
+    /// A lease of `ttl` seconds; its id.
+    func grantLease(ttl: Int) throws(VaultError) -> Int64 {
+        let answer = try call("/v3/lease/grant", ["TTL": String(ttl)], as: EtcdWire.LeaseGrantResponse.self)
+        guard let raw = answer.ID, let id = Int64(raw), id != 0 else {
+            throw .backendUnavailable("etcd granted no lease\(answer.error.map { ": \($0)" } ?? "")")
+        }
+        return id
+    }
+
+    /// Renews the lease; its remaining TTL in seconds (0 or less: it has expired).
+    func keepAlive(lease: Int64, overall: Duration? = nil) throws(VaultError) -> Int {
+        let answer = try call("/v3/lease/keepalive", ["ID": String(lease)], as: EtcdWire.KeepAliveResponse.self, overall: overall)
+        return answer.result?.TTL.flatMap { Int($0) } ?? 0
+    }
+
+    /// Ends the lease (and so deletes every key attached to it, a held lock among them).
+    /// A lease already gone is not an error.
+    func revoke(lease: Int64, overall: Duration? = nil) throws(VaultError) {
+        do {
+            _ = try call("/v3/lease/revoke", ["ID": String(lease)], as: EtcdWire.Empty.self, overall: overall)
+        } catch .backendUnavailable(let why) where why.contains("lease not found") {
+            return
+        }
+    }
+
+    /// Waits, at most `timeout`, until the lock `name` is held under `lease`; the key that
+    /// holds it. etcd's lock service: the waiters queue by revision.
+    func lock(_ name: String, lease: Int64, timeout: Duration) throws(VaultError) -> [UInt8] {
+        let answer = try call(
+            "/v3/lock/lock", ["name": EtcdWire.base64(name), "lease": String(lease)], as: EtcdWire.LockResponse.self,
+            overall: timeout, attemptTimeout: timeout)
+        guard let key = answer.key, let bytes = Data(base64Encoded: key), !bytes.isEmpty else {
+            throw .backendUnavailable("etcd's lock service gave no key")
+        }
+        return Array(bytes)
+    }
+
+    private static func compare(_ key: String, revision: Int64) -> [String: Any] {
+        ["key": EtcdWire.base64(key), "target": "MOD", "result": "EQUAL", "mod_revision": String(revision)]
+    }
+
+    private static func entry(_ kv: EtcdWire.KeyValue) -> EtcdEntry {
+        EtcdEntry(key: kv.keyBytes, value: kv.valueBytes ?? [], modRevision: kv.modRevision)
+    }
+}

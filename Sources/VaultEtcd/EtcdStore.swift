@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Crypto
+import Synchronization
+import VaultStore
+
+/// A fleet's shared store on etcd, end-to-end encrypted: etcd and whoever administers it
+/// see one parameters record and opaque items (``FleetFormat``), never a server, an
+/// account, a label or a secret.
+///
+/// - Keys under ``EtcdConfiguration/prefix``: `params` (format version, scrypt
+///   parameters, salt and a MAC that checks the passphrase), `items/<hidden name>` (one
+///   sealed item each), `locks/<hidden name>` (the fleet's refresh locks, see
+///   ``EtcdAccountLocking``). Nothing else under the prefix, or outside it, is read or written.
+/// - The passphrase comes from ``PassphraseSource`` (the file backend's sources) only when
+///   the fleet's keys are first needed, at most once per instance. Reading an empty fleet
+///   (no parameters record) asks for nothing and finds nothing.
+/// - Every write is one etcd transaction guarded by the parameters record's `mod_revision`,
+///   so no item is ever sealed under keys the fleet no longer uses; the parameters record
+///   itself is created by a transaction that succeeds only while it does not exist, so
+///   two machines creating the fleet at once agree on one salt. Items are whole values, so
+///   a save never merges with another machine's write: one of them is the last, intact.
+/// - Calls block (etcd round trips, a key derivation); each is bounded by
+///   ``EtcdConfiguration/timeout``, and a fleet without quorum is `.backendUnavailable`.
+public final class EtcdStore: SecureStore {
+    /// The connection to etcd.
+    public let client: EtcdClient
+    private let passphraseSource: PassphraseSource
+    private let newFleetKDF: KDFParameters
+    private let state = Mutex(State())
+
+    private struct State {
+        var passphrase: Secret?
+        var keys: FleetFormat.Keys?
+        /// The parameters record the keys belong to, and its revision.
+        var record: [UInt8]?
+        var revision: Int64 = 0
+    }
+
+    /// A store on `client`'s etcd under its prefix.
+    /// - Parameters:
+    ///   - passphrase: the fleet passphrase, asked when the keys are first needed.
+    ///   - kdf: the work factor when this store creates the fleet's parameters record.
+    public init(client: EtcdClient, passphrase: PassphraseSource, kdf: KDFParameters = .default) {
+        self.client = client
+        self.passphraseSource = passphrase
+        self.newFleetKDF = kdf
+    }
+
+    /// `"etcd"`; see ``SecureStore/backendName``.
+    public var backendName: String { "etcd" }
+
+    /// The prefix every key of this store starts with.
+    public var prefix: String { client.configuration.prefix }
+    var parametersKey: String { prefix + "params" }
+    var itemsPrefix: String { prefix + "items/" }
+    var locksPrefix: String { prefix + "locks/" }
+
+    /// Seals and writes the item in one transaction guarded by the parameters record,
+    /// creating the fleet (asking for a new passphrase) when there is none. See ``SecureStore/save(_:)``.
+    public func save(_ credential: Credential) throws(VaultError) {
+        let key = try credential.key.validated()
+        var fleet = try fleet(create: true)!
+        for _ in 0..<5 {
+            let itemKey = itemsPrefix + FleetFormat.name(of: key, keys: fleet.keys)
+            let value = try FleetFormat.seal(Credential(key: key, secret: credential.secret, label: credential.label), keys: fleet.keys, itemKey: itemKey)
+            guard let current = try client.put(itemKey, value, ifRevisionOf: parametersKey, is: fleet.revision) else { return }
+            fleet = try adopt(current, create: true)!
+        }
+        throw .backendUnavailable("the fleet's parameters record in etcd kept changing; nothing was saved")
+    }
+
+    /// The item, or nil (also when the fleet has no parameters record yet). `.corrupted`
+    /// for a value that fails authentication. See ``SecureStore/load(_:)``.
+    public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
+        guard let fleet = try fleet(create: false) else { return nil }
+        let itemKey = itemsPrefix + FleetFormat.name(of: key, keys: fleet.keys)
+        guard let entry = try client.get(itemKey) else { return nil }
+        let credential = try FleetFormat.open(entry.value, keys: fleet.keys, itemKey: itemKey)
+        guard credential.key == key else { throw .corrupted("the etcd value at \(itemKey) holds another item") }
+        return credential
+    }
+
+    /// Deletes the item's key (a transaction guarded by the parameters record); nothing to do in an
+    /// empty fleet. See ``SecureStore/remove(_:)``.
+    public func remove(_ key: CredentialKey) throws(VaultError) {
+        guard var fleet = try fleet(create: false) else { return }
+        for _ in 0..<5 {
+            let itemKey = itemsPrefix + FleetFormat.name(of: key, keys: fleet.keys)
+            guard let current = try client.delete(itemKey, ifRevisionOf: parametersKey, is: fleet.revision) else { return }
+            guard let adopted = try adopt(current, create: false) else { return }
+            fleet = adopted
+        }
+        throw .backendUnavailable("the fleet's parameters record in etcd kept changing; nothing was removed")
+    }
+
+    /// Every item under the prefix, opened, without secrets; `.corrupted` when any value
+    /// fails authentication. See ``SecureStore/list(server:)``.
+    public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
+        guard let fleet = try fleet(create: false) else { return [] }
+        var infos: [CredentialInfo] = []
+        for entry in try client.list(prefix: itemsPrefix) {
+            let itemKey = String(decoding: entry.key, as: UTF8.self)
+            let credential = try FleetFormat.open(entry.value, keys: fleet.keys, itemKey: itemKey)
+            guard itemKey == itemsPrefix + FleetFormat.name(of: credential.key, keys: fleet.keys) else {
+                throw .corrupted("the etcd value at \(itemKey) holds another item")
+            }
+            if server == nil || credential.server == server { infos.append(credential.info) }
+        }
+        return infos.sorted()
+    }
+
+    /// The hidden name of an account's refresh lock (creating the fleet's parameters record
+    /// when there is none, so every machine names it alike).
+    func lockName(server: String, account: String) throws(VaultError) -> String {
+        let fleet = try fleet(create: true)!
+        return locksPrefix + FleetFormat.name(of: CredentialKey(server: server, account: account, kind: .tokens), keys: fleet.keys)
+    }
+
+    // MARK: - The fleet's keys
+
+    private struct Fleet {
+        var keys: FleetFormat.Keys
+        var revision: Int64
+    }
+
+    /// The keys and the parameters record's revision: kept, else read from etcd, else
+    /// (with `create`) a new record written; nil for an empty fleet without `create`.
+    private func fleet(create: Bool) throws(VaultError) -> Fleet? {
+        if let kept = state.withLock({ state in state.keys.map { Fleet(keys: $0, revision: state.revision) } }) { return kept }
+        return try adopt(try client.get(parametersKey), create: create)
+    }
+
+    /// Takes `entry` (the parameters record as etcd has it now, or nil when there is none)
+    /// as the fleet's, deriving its keys unless they are already known.
+    private func adopt(_ entry: EtcdEntry?, create: Bool) throws(VaultError) -> Fleet? {
+        for _ in 0..<5 {
+            guard let entry else {
+                guard create else {
+                    state.withLock { $0.keys = nil }
+                    return nil
+                }
+                let parameters = FleetFormat.Parameters(kdf: newFleetKDF, salt: VaultFileFormat.newSalt())
+                let passphrase = try passphrase(for: .create)
+                let keys = FleetFormat.Keys(master: try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master)
+                let record = FleetFormat.record(parameters, keys: keys, recordKey: parametersKey)
+                switch try client.put(parametersKey, record, ifRevisionOf: parametersKey, is: 0) {
+                case .none:
+                    // Written: read its revision back (one more round trip, once per fleet).
+                    guard let written = try client.get(parametersKey), written.value == record else { continue }
+                    return remember(record: record, keys: keys, revision: written.modRevision)
+                case .some(let raced):
+                    // Another machine created the fleet meanwhile: take theirs.
+                    return try adopt(raced, create: create)
+                }
+            }
+            if let kept = state.withLock({ state in state.record == entry.value ? state.keys : nil }) {
+                return remember(record: entry.value, keys: kept, revision: entry.modRevision)
+            }
+            let parameters = try FleetFormat.parse(entry.value)
+            let passphrase = try passphrase(for: .unlock)
+            let keys = FleetFormat.Keys(master: try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master)
+            guard FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) else {
+                state.withLock { $0.passphrase = nil }
+                throw .wrongPassphrase
+            }
+            return remember(record: entry.value, keys: keys, revision: entry.modRevision)
+        }
+        throw .backendUnavailable("the fleet's parameters record in etcd kept changing")
+    }
+
+    private func remember(record: [UInt8], keys: FleetFormat.Keys, revision: Int64) -> Fleet {
+        state.withLock { state in
+            state.record = record
+            state.keys = keys
+            state.revision = revision
+        }
+        return Fleet(keys: keys, revision: revision)
+    }
+
+    /// The passphrase, asked once per instance.
+    private func passphrase(for purpose: PassphrasePurpose) throws(VaultError) -> Secret {
+        if let known = state.withLock({ $0.passphrase }) { return known }
+        let passphrase = try passphraseSource.passphrase(for: purpose)
+        state.withLock { $0.passphrase = passphrase }
+        return passphrase
+    }
+}

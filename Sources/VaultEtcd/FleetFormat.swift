@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Crypto
+import VaultStore
+
+/// The fleet's records in etcd, version 1. Integers big-endian; see docs/fleet.md.
+///
+/// The parameters record, at `PREFIX` + `params` (85 bytes):
+/// ```
+///  0  8  magic 89 56 4C 45 0D 0A 1A 0A ("\x89VLE\r\n\x1a\n")
+///  8  2  format version = 1
+/// 10  1  KDF id (1 = scrypt)    11  1  log2 N    12  4  r    16  4  p
+/// 20 32  salt
+/// 52  1  AEAD id (1 = AES-256-GCM)
+/// 53 32  HMAC-SHA256 of bytes 0..<53 followed by the record's etcd key, under the params key
+/// ```
+/// An item, at `PREFIX` + `items/` + hex(HMAC-SHA256(name key, kind, server, account)):
+/// ```
+///  0  1  item format = 1
+///  1 12  nonce
+/// 13  n  AES-256-GCM ciphertext of the item (one entry of the file's item encoding,
+///        padded to 256 bytes), associated data = the item's etcd key
+/// 13+n 16 tag
+/// ```
+/// The keys come from scrypt(passphrase, salt) through HKDF-SHA256, one per use: so the
+/// parameters record checks the passphrase, names hide servers and accounts, and a value
+/// moved to another key (or another prefix) fails authentication.
+enum FleetFormat {
+    static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x45, 0x0D, 0x0A, 0x1A, 0x0A]
+    static let version: UInt16 = 1
+    static let signedSize = 53
+    static let recordSize = 85
+    static let itemFormat: UInt8 = 1
+
+    /// The parameters record's fields.
+    struct Parameters: Sendable, Equatable {
+        var kdf: KDFParameters
+        var salt: [UInt8]
+    }
+
+    /// The keys of one fleet store.
+    struct Keys: Sendable {
+        let parameters: SymmetricKey
+        let items: SymmetricKey
+        let names: SymmetricKey
+
+        init(master: SymmetricKey) {
+            func derive(_ info: String) -> SymmetricKey {
+                HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array(info.utf8), outputByteCount: 32)
+            }
+            parameters = derive("vault etcd parameters mac v1")
+            items = derive("vault etcd item aead v1")
+            names = derive("vault etcd item name v1")
+        }
+    }
+
+    /// The unsigned bytes of a parameters record.
+    static func signedBytes(_ parameters: Parameters) -> [UInt8] {
+        var writer = ByteWriter(capacity: recordSize)
+        writer.append(raw: magic)
+        writer.append(version)
+        writer.append(UInt8(1))
+        writer.append(parameters.kdf.log2N)
+        writer.append(parameters.kdf.r)
+        writer.append(parameters.kdf.p)
+        writer.append(raw: parameters.salt)
+        writer.append(UInt8(1))
+        return writer.bytes
+    }
+
+    /// The whole record, signed under `keys` for the etcd key `recordKey`.
+    static func record(_ parameters: Parameters, keys: Keys, recordKey: String) -> [UInt8] {
+        let signed = signedBytes(parameters)
+        return signed + Array(HMAC<SHA256>.authenticationCode(for: signed + Array(recordKey.utf8), using: keys.parameters))
+    }
+
+    /// Reads a record's fields, refusing what this version cannot read (before any key is derived).
+    static func parse(_ record: [UInt8]) throws(VaultError) -> Parameters {
+        guard record.count >= magic.count + 2, Array(record[0..<magic.count]) == magic else {
+            throw .unsupportedFormat("the etcd prefix holds something that is not vault's parameters record")
+        }
+        var reader = ByteReader(record, offset: magic.count)
+        let version = reader.readUInt16() ?? 0
+        guard version == Self.version else {
+            throw .unsupportedFormat(
+                version > Self.version
+                    ? "the fleet store has format version \(version); this vault reads version \(Self.version) only (upgrade vault)"
+                    : "the fleet store has an unknown format version \(version)")
+        }
+        guard record.count == recordSize, let kdfID = reader.readUInt8(), let log2N = reader.readUInt8(),
+            let r = reader.readUInt32(), let p = reader.readUInt32(), let salt = reader.readBytes(32), let aead = reader.readUInt8()
+        else { throw .corrupted("the fleet's parameters record has the wrong size") }
+        guard kdfID == 1, aead == 1 else { throw .unsupportedFormat("unknown algorithm ids in the fleet's parameters record") }
+        let kdf = KDFParameters(log2N: log2N, r: r, p: p)
+        try kdf.checkReadable()
+        return Parameters(kdf: kdf, salt: Array(salt))
+    }
+
+    /// True when `record`'s MAC verifies under `keys` (the passphrase is right and nothing was changed).
+    static func verify(_ record: [UInt8], keys: Keys, recordKey: String) -> Bool {
+        guard record.count == recordSize else { return false }
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            record[signedSize...], authenticating: Array(record[0..<signedSize]) + Array(recordKey.utf8), using: keys.parameters)
+    }
+
+    /// The hidden name of an item: 64 hex digits.
+    static func name(of key: CredentialKey, keys: Keys) -> String {
+        var writer = ByteWriter()
+        writer.appendField(key.kind.rawValue.utf8)
+        writer.appendField(key.server.utf8)
+        writer.appendField(key.account.utf8)
+        let mac = HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names)
+        return mac.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }
+            .joined()
+    }
+
+    /// `credential` sealed for the etcd key `itemKey`.
+    static func seal(_ credential: Credential, keys: Keys, itemKey: String) throws(VaultError) -> [UInt8] {
+        do {
+            let box = try AES.GCM.seal(
+                ItemCodec.encode([credential.key: credential]), using: keys.items, authenticating: Array(itemKey.utf8))
+            return [itemFormat] + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+        } catch {
+            throw .backendUnavailable("encryption failed")
+        }
+    }
+
+    /// Opens the value stored at `itemKey`; `.corrupted` when it was modified, sealed under
+    /// another passphrase, or moved from another key.
+    static func open(_ value: [UInt8], keys: Keys, itemKey: String) throws(VaultError) -> Credential {
+        guard value.count >= 1 + 12 + 16, value[0] == itemFormat else {
+            throw .corrupted("the etcd value at \(itemKey) is not a vault item")
+        }
+        let credentials: [CredentialKey: Credential]
+        do {
+            let box = try AES.GCM.SealedBox(
+                nonce: try AES.GCM.Nonce(data: value[1..<13]), ciphertext: value[13..<(value.count - 16)],
+                tag: value[(value.count - 16)...])
+            credentials = try ItemCodec.decode(Array(try AES.GCM.open(box, using: keys.items, authenticating: Array(itemKey.utf8))))
+        } catch {
+            throw .corrupted("the etcd value at \(itemKey) fails authentication (modified, or moved from another key)")
+        }
+        guard credentials.count == 1, let credential = credentials.values.first else {
+            throw .corrupted("the etcd value at \(itemKey) does not hold one item")
+        }
+        return credential
+    }
+}

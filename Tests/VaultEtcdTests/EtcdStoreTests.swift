@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Synchronization
+import Testing
+import VaultAuth
+import VaultStore
+import VaultTestSupport
+
+@testable import VaultEtcd
+
+/// `EtcdStore` against the real three-member cluster of `Scripts/with-etcd`, each test
+/// under a prefix of its own.
+@Suite(.enabled(if: !EtcdTestEnvironment.skipRequested, "VAULT_SKIP_ETCD_TESTS=1"))
+struct EtcdStoreTests {
+    static let passphrase = "fleet passphrase 7d2a"
+
+    func configuration(prefix: String? = nil, endpoints: String? = nil, timeout: String = "6") throws -> EtcdConfiguration {
+        try EtcdConfiguration.from(environment: [
+            "VAULT_ETCD_ENDPOINTS": try endpoints ?? EtcdTestEnvironment.endpoints(),
+            "VAULT_ETCD_PREFIX": prefix ?? EtcdTestEnvironment.uniquePrefix(), "VAULT_ETCD_TIMEOUT": timeout,
+            "VAULT_ETCD_LOCK_TTL": "2",
+        ])
+    }
+
+    func store(_ configuration: EtcdConfiguration, passphrase: String = passphrase) throws -> EtcdStore {
+        EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret(passphrase)), kdf: KDFParameters(log2N: 10))
+    }
+
+    @Test(arguments: StoreContract.Rule.allCases)
+    func keepsTheContract(rule: StoreContract.Rule) throws {
+        try rule.verify(store(configuration()))
+    }
+
+    @Test func aSecondMachineReadsWhatTheFirstWrote() throws {
+        let shared = try configuration()
+        let first = try store(shared)
+        try first.save(Credential(server: "https://api.example.com", account: "ci-bot", secret: Secret("s3cr3t"), label: "CI"))
+        let second = try store(shared)
+        #expect(try second.load(server: "https://api.example.com", account: "ci-bot")?.secret == Secret("s3cr3t"))
+        #expect(try second.list() == first.list())
+        #expect(try second.list().map(\.label) == ["CI"])
+    }
+
+    @Test func etcdSeesNoServerAccountLabelOrSecret() throws {
+        let configuration = try configuration()
+        let store = try store(configuration)
+        let words = ["server-9f3e.example", "account-4b1c", "label-77aa", "secret-c0ffee"]
+        try store.save(Credential(server: words[0], account: words[1], secret: Secret(words[3]), label: words[2]))
+        try store.save(Credential(key: CredentialKey(server: words[0], account: words[1], kind: .tokens), secret: Secret(words[3])))
+        let dump = try EtcdTestEnvironment.dump(endpoints: configuration.endpointList.replacingOccurrences(of: ", ", with: ","), prefix: configuration.prefix)
+        #expect(dump.status == 0, "\(dump.err)")
+        let lines = dump.out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0.hasPrefix(configuration.prefix) }.count == 3, "params and two items: \(lines.count) lines")
+        for word in words + [Self.passphrase] { #expect(!dump.out.contains(word), "\(word) is readable in etcd") }
+        let raw = try store.client.list(prefix: configuration.prefix).flatMap { $0.key + $0.value }
+        for word in words { #expect(!raw.contains(Array(word.utf8)), "\(word) is in etcd's bytes") }
+    }
+
+    @Test func aValueMovedToAnotherKeyIsRefused() throws {
+        let store = try store(configuration())
+        try store.save(Credential(server: "s", account: "alice", secret: Secret("alice's")))
+        try store.save(Credential(server: "s", account: "bob", secret: Secret("bob's")))
+        let items = try store.client.list(prefix: store.itemsPrefix)
+        #expect(items.count == 2)
+        let (alice, bob) = (items[0], items[1])
+        // Overwrite bob's key with alice's sealed value, as an etcd administrator could.
+        let written = try store.client.put(
+            String(decoding: bob.key, as: UTF8.self), alice.value, ifRevisionOf: String(decoding: bob.key, as: UTF8.self),
+            is: bob.modRevision)
+        #expect(written == nil)
+        #expect(throws: VaultError.self) { try store.load(server: "s", account: "bob") }
+        #expect(throws: VaultError.self) { try store.list() }
+        #expect(try store.load(server: "s", account: "alice")?.secret == Secret("alice's") || (try? store.load(server: "s", account: "alice")) == nil)
+    }
+
+    @Test func aFleetCopiedUnderAnotherPrefixDoesNotOpen() throws {
+        let source = try store(configuration())
+        try source.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        let copy = try store(configuration())
+        for entry in try source.client.list(prefix: source.prefix) {
+            let key = copy.prefix + String(decoding: entry.key, as: UTF8.self).dropFirst(source.prefix.count)
+            #expect(try copy.client.put(key, entry.value, ifRevisionOf: key, is: 0) == nil)
+        }
+        #expect(throws: VaultError.wrongPassphrase) { try copy.load(server: "s", account: "a") }
+    }
+
+    @Test func aWrongPassphraseIsRefusedAndWritesNothing() throws {
+        let shared = try configuration()
+        try store(shared).save(Credential(server: "s", account: "a", secret: Secret("x")))
+        let intruder = try store(shared, passphrase: "not the fleet's")
+        #expect(throws: VaultError.wrongPassphrase) { try intruder.load(server: "s", account: "a") }
+        #expect(throws: VaultError.wrongPassphrase) { try intruder.save(Credential(server: "s", account: "b", secret: Secret("y"))) }
+        #expect(throws: VaultError.wrongPassphrase) { try intruder.remove(server: "s", account: "a") }
+        #expect(try store(shared).list().map(\.account) == ["a"])
+    }
+
+    @Test func anEmptyFleetAsksForNoPassphraseAndCreatesNothing() throws {
+        let configuration = try configuration()
+        let asked = Mutex(0)
+        let store = EtcdStore(
+            client: try EtcdClient(configuration: configuration),
+            passphrase: PassphraseSource { _ in
+                asked.withLock { $0 += 1 }
+                return Secret("p")
+            }, kdf: KDFParameters(log2N: 10))
+        #expect(try store.load(server: "s", account: "a") == nil)
+        #expect(try store.list().isEmpty)
+        try store.remove(server: "s", account: "a")
+        #expect(asked.withLock { $0 } == 0)
+        #expect(try store.client.list(prefix: configuration.prefix).isEmpty)
+    }
+
+    @Test func machinesCreatingTheFleetAtOnceAgreeOnOneSalt() async throws {
+        let shared = try configuration()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for machine in 0..<4 {
+                let store = try store(shared)
+                group.addTask {
+                    try await Task.detached { try store.save(Credential(server: "s", account: "m\(machine)", secret: Secret("\(machine)"))) }.value
+                }
+            }
+            try await group.waitForAll()
+        }
+        let reader = try store(shared)
+        #expect(try reader.list().map(\.account) == ["m0", "m1", "m2", "m3"])
+    }
+
+    @Test func neighboursUnderAndOutsideThePrefixAreNeverTouched() throws {
+        let configuration = try configuration()
+        let store = try store(configuration)
+        let neighbours = [configuration.prefix + "someone-else", configuration.prefix + "items", String(configuration.prefix.dropLast()) + "x"]
+        for key in neighbours { #expect(try store.client.put(key, Array("theirs".utf8), ifRevisionOf: key, is: 0) == nil) }
+        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        #expect(try store.list().map(\.account) == ["a"])
+        try store.remove(server: "s", account: "a")
+        for key in neighbours { #expect(try store.client.get(key)?.value == Array("theirs".utf8), "\(key) was changed") }
+    }
+
+    @Test func somethingElseAtTheParametersKeyIsNeverOverwritten() throws {
+        let configuration = try configuration()
+        let store = try store(configuration)
+        let key = configuration.prefix + "params"
+        #expect(try store.client.put(key, Array("not vault's".utf8), ifRevisionOf: key, is: 0) == nil)
+        #expect(throws: VaultError.self) { try store.save(Credential(server: "s", account: "a", secret: Secret("x"))) }
+        #expect(try store.client.get(key)?.value == Array("not vault's".utf8))
+    }
+
+    @Test func aDownEndpointIsSkipped() throws {
+        let live = try EtcdTestEnvironment.endpoints()
+        let store = try store(configuration(endpoints: "http://127.0.0.1:1," + live))
+        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        #expect(try store.load(server: "s", account: "a")?.secret == Secret("x"))
+    }
+
+    @Test func noEndpointAnsweringIsUnavailableWithinTheTimeoutNamingThem() throws {
+        let store = try store(configuration(endpoints: "http://127.0.0.1:1,http://127.0.0.1:9", timeout: "2"))
+        let start = ContinuousClock.now
+        do {
+            _ = try store.load(server: "s", account: "a")
+            Issue.record("a load with no etcd succeeded")
+        } catch {
+            guard case .backendUnavailable(let why) = error else {
+                Issue.record("not backendUnavailable: \(error)")
+                return
+            }
+            #expect(why.contains("http://127.0.0.1:1") && why.contains("http://127.0.0.1:9"), "\(why)")
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func badConfigurationsAreOneLineEach() {
+        let cases: [[String: String]] = [
+            [:], ["VAULT_ETCD_ENDPOINTS": "ftp://h:1"], ["VAULT_ETCD_ENDPOINTS": "http://h:1/v3"],
+            ["VAULT_ETCD_ENDPOINTS": "http://u:p@h:1"], ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_PREFIX": "vault"],
+            ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_CERT": "/c"], ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_USER": "u"],
+            ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_TIMEOUT": "nan"], ["VAULT_ETCD_ENDPOINTS": "http://h:1,"],
+        ]
+        for environment in cases {
+            do {
+                _ = try EtcdConfiguration.from(environment: environment)
+                Issue.record("accepted \(environment)")
+            } catch {
+                guard case .invalidInput(let why) = error else {
+                    Issue.record("\(environment): \(error)")
+                    continue
+                }
+                #expect(!why.contains("\n") && !why.contains("u:p"), "\(why)")
+            }
+        }
+    }
+
+    @Test func theFleetLockIsHeldByOneAtATimeAndFreedOnRelease() async throws {
+        let shared = try configuration()
+        let first = try store(shared)
+        let second = try store(shared)
+        let hold = try await first.accountLocking.lock(server: "s", account: "a", timeout: .seconds(5))
+        await #expect(throws: AuthError.self) {
+            _ = try await second.accountLocking.lock(server: "s", account: "a", timeout: .milliseconds(1500))
+        }
+        // Another account's lock is not this one.
+        let other = try await second.accountLocking.lock(server: "s", account: "b", timeout: .seconds(5))
+        await other.release()
+        let start = ContinuousClock.now
+        Task {
+            try await Task.sleep(for: .milliseconds(500))
+            await hold.release()
+        }
+        let next = try await second.accountLocking.lock(server: "s", account: "a", timeout: .seconds(10))
+        #expect(ContinuousClock.now - start >= .milliseconds(400))
+        await next.release()
+        #expect(try first.client.list(prefix: first.locksPrefix).isEmpty, "released locks leave no key")
+    }
+
+    @Test func aHeldLockOutlivesItsLeaseTTLWhileKeptAlive() async throws {
+        let shared = try configuration()  // lock TTL 2 s
+        let holder = try store(shared)
+        let hold = try await holder.accountLocking.lock(server: "s", account: "a", timeout: .seconds(5))
+        try await Task.sleep(for: .seconds(4))
+        await #expect(throws: AuthError.self) {
+            _ = try await store(shared).accountLocking.lock(server: "s", account: "a", timeout: .milliseconds(800))
+        }
+        await hold.release()
+    }
+}
