@@ -119,9 +119,10 @@ public final class EtcdClient: Sendable {
                 // The token expired (or the member restarted): authenticate again, once.
                 reauthenticated = true
                 token.withLock { $0 = nil }
-            case .etcd(let code, let reason) where code == 7 || code == 16:
+            case .etcd(let code, let reason) where code == 7 || code == 16 || reason.contains("user name is empty"):
                 let who = configuration.user.map { "user \"\(TextEscaping.escaped($0))\"" } ?? "the client"
-                throw .accessDenied("etcd refused \(who) on \(path): \(reason)")
+                let hint = configuration.user == nil ? " (etcd authentication is on: give --etcd-user and --etcd-password-file)" : ""
+                throw .accessDenied("etcd refused \(who) on \(path): \(reason)\(hint)")
             case .authenticationRefused(let reason):
                 throw .accessDenied("etcd refused user \"\(TextEscaping.escaped(configuration.user ?? ""))\": \(reason)")
             default:
@@ -139,11 +140,13 @@ public final class EtcdClient: Sendable {
         case etcd(Int, String)
         /// The user or password was refused.
         case authenticationRefused(String)
+        /// A refusal that no other endpoint or retry changes.
+        case refused(String)
 
         var reason: String {
             switch self {
             case .ok: "answered"
-            case .failed(let reason), .etcd(_, let reason), .authenticationRefused(let reason): reason
+            case .failed(let reason), .etcd(_, let reason), .authenticationRefused(let reason), .refused(let reason): reason
             }
         }
     }
@@ -154,7 +157,7 @@ public final class EtcdClient: Sendable {
         // Canceled, DeadlineExceeded, ResourceExhausted, Aborted, Internal, Unavailable:
         // elections, lost quorum, overload.
         case .etcd(let code, _): [1, 4, 8, 10, 13, 14].contains(code)
-        case .ok, .authenticationRefused: false
+        case .ok, .authenticationRefused, .refused: false
         }
     }
 
@@ -202,7 +205,14 @@ public final class EtcdClient: Sendable {
         if let error = try? JSONDecoder().decode(EtcdWire.ErrorBody.self, from: body), let code = error.code {
             return .etcd(code, Self.clean(error.message ?? error.error ?? "code \(code)"))
         }
-        return .failed("HTTP \(response.status.code)")
+        let text = String(decoding: body.prefix(80), as: UTF8.self)
+        if response.status == .badRequest, text.contains("CommonName of client") {
+            // etcd's gateway refuses such certificates while its authentication is on (CVE-2018-16886).
+            return .refused(
+                "etcd's JSON gateway refuses a client certificate with a Common Name while etcd authentication is on; "
+                    + "give vault a certificate without a CN (the etcd user comes from --etcd-user)")
+        }
+        return .failed("HTTP \(response.status.code)\(text.isEmpty ? "" : ": " + Self.clean(text))")
     }
 
     /// A short, single-line reason for a transport error (never a secret: none is in them).

@@ -75,7 +75,8 @@ public struct EtcdConfiguration: Sendable, Equatable {
             url.path.isEmpty || url.path == "/"
         else {
             // A URL with user info may carry a password: never repeat it.
-            let shown = raw.contains("@") ? "an endpoint with user info (use --etcd-user and --etcd-password-file)" : "\"\(TextEscaping.escaped(raw))\""
+            let shown =
+                raw.contains("@") ? "an endpoint with user info (use --etcd-user and --etcd-password-file)" : "\"\(TextEscaping.escaped(raw))\""
             throw .invalidInput("--etcd-endpoints: \(shown) is not an etcd client URL (http:// or https://host:port, no path)")
         }
         return URL(string: "\(scheme)://\(url.host!.contains(":") ? "[\(host)]" : host)\(url.port.map { ":\($0)" } ?? "")")!
@@ -88,7 +89,9 @@ public struct EtcdConfiguration: Sendable, Equatable {
         return raw.hasSuffix("/") ? raw : raw + "/"
     }
 
-    private static func seconds(_ raw: String?, name: String, default fallback: Double, range: ClosedRange<Double>) throws(VaultError)
+    private static func seconds(
+        _ raw: String?, name: String, default fallback: Double, range: ClosedRange<Double>
+    ) throws(VaultError)
         -> Duration
     {
         guard let raw, !raw.isEmpty else { return .milliseconds(Int(fallback * 1000)) }
@@ -98,7 +101,9 @@ public struct EtcdConfiguration: Sendable, Equatable {
         return .milliseconds(Int(value * 1000))
     }
 
-    private static func seconds(_ raw: String?, name: String, default fallback: Int, range: ClosedRange<Int>) throws(VaultError)
+    private static func seconds(
+        _ raw: String?, name: String, default fallback: Int, range: ClosedRange<Int>
+    ) throws(VaultError)
         -> Int
     {
         guard let raw, !raw.isEmpty else { return fallback }

@@ -33,7 +33,9 @@ extension EtcdClient {
     /// Writes `value` at `key` only if `guardKey` was last written at `revision` (0: it
     /// does not exist). Returns nil when written, else the current entry at `guardKey`
     /// (nil inside when it is gone), so the caller can retry from a fresh read.
-    func put(_ key: String, _ value: [UInt8], ifRevisionOf guardKey: String, is revision: Int64) throws(VaultError)
+    func put(
+        _ key: String, _ value: [UInt8], ifRevisionOf guardKey: String, is revision: Int64
+    ) throws(VaultError)
         -> EtcdEntry??
     {
         let answer = try call(

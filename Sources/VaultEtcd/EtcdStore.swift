@@ -64,7 +64,8 @@ public final class EtcdStore: SecureStore {
         var fleet = try fleet(create: true)!
         for _ in 0..<5 {
             let itemKey = itemsPrefix + FleetFormat.name(of: key, keys: fleet.keys)
-            let value = try FleetFormat.seal(Credential(key: key, secret: credential.secret, label: credential.label), keys: fleet.keys, itemKey: itemKey)
+            let value = try FleetFormat.seal(
+                Credential(key: key, secret: credential.secret, label: credential.label), keys: fleet.keys, itemKey: itemKey)
             guard let current = try client.put(itemKey, value, ifRevisionOf: parametersKey, is: fleet.revision) else { return }
             fleet = try adopt(current, create: true)!
         }

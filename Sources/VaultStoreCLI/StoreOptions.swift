@@ -64,7 +64,8 @@ package struct StoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("etcd backend: the client certificate's private key, PEM (env: VAULT_ETCD_KEY).", valueName: "path"))
     package var etcdKey: String?
 
-    @Option(help: ArgumentHelp("etcd backend: the etcd user (env: VAULT_ETCD_USER); its password comes from --etcd-password-file.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp("etcd backend: the etcd user (env: VAULT_ETCD_USER); its password comes from --etcd-password-file.", valueName: "name"))
     package var etcdUser: String?
 
     @Option(help: ArgumentHelp("etcd backend: the file holding the etcd user's password (env: VAULT_ETCD_PASSWORD_FILE).", valueName: "path"))

@@ -49,7 +49,8 @@ struct EtcdStoreTests {
         let words = ["server-9f3e.example", "account-4b1c", "label-77aa", "secret-c0ffee"]
         try store.save(Credential(server: words[0], account: words[1], secret: Secret(words[3]), label: words[2]))
         try store.save(Credential(key: CredentialKey(server: words[0], account: words[1], kind: .tokens), secret: Secret(words[3])))
-        let dump = try EtcdTestEnvironment.dump(endpoints: configuration.endpointList.replacingOccurrences(of: ", ", with: ","), prefix: configuration.prefix)
+        let dump = try EtcdTestEnvironment.dump(
+            endpoints: configuration.endpointList.replacingOccurrences(of: ", ", with: ","), prefix: configuration.prefix)
         #expect(dump.status == 0, "\(dump.err)")
         let lines = dump.out.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.filter { $0.hasPrefix(configuration.prefix) }.count == 3, "params and two items: \(lines.count) lines")
