@@ -65,15 +65,22 @@ struct EtcdStoreTests {
         try store.save(Credential(server: "s", account: "bob", secret: Secret("bob's")))
         let items = try store.client.list(prefix: store.itemsPrefix)
         #expect(items.count == 2)
-        let (alice, bob) = (items[0], items[1])
-        // Overwrite bob's key with alice's sealed value, as an etcd administrator could.
-        let written = try store.client.put(
-            String(decoding: bob.key, as: UTF8.self), alice.value, ifRevisionOf: String(decoding: bob.key, as: UTF8.self),
-            is: bob.modRevision)
-        #expect(written == nil)
-        #expect(throws: VaultError.self) { try store.load(server: "s", account: "bob") }
+        // Overwrite one item's key with the other's sealed value, as an etcd administrator could.
+        let (source, target) = (items[0], items[1])
+        let targetKey = String(decoding: target.key, as: UTF8.self)
+        #expect(try store.client.put(targetKey, source.value, ifRevisionOf: targetKey, is: target.modRevision) == nil)
+        var refused = 0
+        for account in ["alice", "bob"] {
+            do {
+                let loaded = try store.load(server: "s", account: account)
+                #expect(loaded?.secret == Secret("\(account)'s"), "\(account) got another item's secret")
+            } catch {
+                guard case .corrupted = error else { throw error }
+                refused += 1
+            }
+        }
+        #expect(refused == 1, "exactly the overwritten item is refused")
         #expect(throws: VaultError.self) { try store.list() }
-        #expect(try store.load(server: "s", account: "alice")?.secret == Secret("alice's") || (try? store.load(server: "s", account: "alice")) == nil)
     }
 
     @Test func aFleetCopiedUnderAnotherPrefixDoesNotOpen() throws {
