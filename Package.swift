@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "VaultBench",
             dependencies: [
-                "VaultStore", "VaultAuth", "AuthServer",
+                "VaultStore", "VaultAuth", "VaultEtcd", "AuthServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),

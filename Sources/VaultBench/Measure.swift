@@ -36,13 +36,16 @@ enum Measure {
     }
 
     /// Runs a program to completion with `environment`, stdio on /dev/null, through
-    /// `posix_spawn` (Foundation's `Process` adds tens of milliseconds of its own);
+    /// `posix_spawn` (Foundation's `Process` adds tens of milliseconds of its own), stdin
+    /// read from `stdin`;
     /// returns the wall time in milliseconds and the exit status.
-    static func runProcess(_ path: String, _ arguments: [String], environment: [String: String]) -> (Double, Int32) {
+    static func runProcess(
+        _ path: String, _ arguments: [String], environment: [String: String], stdin: String = "/dev/null"
+    ) -> (Double, Int32) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in 0...2 { posix_spawn_file_actions_addopen(&actions, Int32(fd), "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        for fd in 0...2 { posix_spawn_file_actions_addopen(&actions, Int32(fd), fd == 0 ? stdin : "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

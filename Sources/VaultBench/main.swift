@@ -5,7 +5,8 @@ import Foundation
 @_spi(Benchmarks) import VaultStore
 
 /// `VaultBench [section...]`: release-mode benchmarks that print Markdown tables.
-/// Sections: file, requester, signin (default: all three), keyring (inside `Scripts/with-keyring`).
+/// Sections: file, requester, signin (default: all three), keyring (inside `Scripts/with-keyring`), etcd (inside
+/// `Scripts/with-etcd`).
 /// Run through `Scripts/bench`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
@@ -25,6 +26,7 @@ for section in sections {
         try await SignInBench.run()
         try await AppleSignInBench.run()
     case "keyring": try KeyringBench.run()
+    case "etcd": try await EtcdBench.run(vaultBinary: vaultBinary, workDirectory: work)
     default:
         FileHandle.standardError.write(Data("VaultBench: unknown section \(section)\n".utf8))
         exit(2)

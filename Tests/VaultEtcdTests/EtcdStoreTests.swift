@@ -83,6 +83,33 @@ struct EtcdStoreTests {
         #expect(throws: VaultError.self) { try store.list() }
     }
 
+    @Test func aWriteOverAnItemAnotherMachineChangedSinceItWasReadIsRefused() throws {
+        let shared = try configuration()
+        let first = try store(shared)
+        let second = try store(shared)
+        try first.save(Credential(server: "s", account: "a", secret: Secret("v1")))
+        #expect(try first.load(server: "s", account: "a")?.secret == Secret("v1"))
+        #expect(try second.load(server: "s", account: "a")?.secret == Secret("v1"))
+        try second.save(Credential(server: "s", account: "a", secret: Secret("v2 from the second machine")))
+        // The first machine read v1 and writes over what it read: refused, v2 kept.
+        do {
+            try first.save(Credential(server: "s", account: "a", secret: Secret("v3 from stale v1")))
+            Issue.record("a write over a changed item went through")
+        } catch {
+            guard case .conflict = error else { throw error }
+        }
+        #expect(try second.load(server: "s", account: "a")?.secret == Secret("v2 from the second machine"))
+        // After a fresh read, the write goes through.
+        #expect(try first.load(server: "s", account: "a")?.secret == Secret("v2 from the second machine"))
+        try first.save(Credential(server: "s", account: "a", secret: Secret("v3")))
+        #expect(try second.load(server: "s", account: "a")?.secret == Secret("v3"))
+        // An item this instance found missing must still be missing when it creates it.
+        #expect(try first.load(server: "s", account: "new") == nil)
+        try second.save(Credential(server: "s", account: "new", secret: Secret("theirs")))
+        #expect(throws: VaultError.self) { try first.save(Credential(server: "s", account: "new", secret: Secret("mine"))) }
+        #expect(try second.load(server: "s", account: "new")?.secret == Secret("theirs"))
+    }
+
     @Test func aFleetCopiedUnderAnotherPrefixDoesNotOpen() throws {
         let source = try store(configuration())
         try source.save(Credential(server: "s", account: "a", secret: Secret("x")))
