@@ -29,6 +29,17 @@ public protocol AccountLockingStore: SecureStore {
 public protocol AccountLockHold: Sendable {
     /// Releases the lock now (dropping the hold does too); releasing twice is harmless.
     func release() async
+
+    /// Whether the lock is still this caller's, asked just before a step that must not run
+    /// twice (spending a refresh token). A lock under a lease can lapse while its holder
+    /// is stalled (a paused VM, SIGSTOP) past the lease: then another holder may already
+    /// have done the step, and this one must start again from a fresh read.
+    func isStillHeld() async -> Bool
+}
+
+extension AccountLockHold {
+    /// Default: a lock that cannot lapse while its holder lives (a `flock`).
+    public func isStillHeld() async -> Bool { true }
 }
 
 /// The one-machine lock: an exclusive `flock` on a file in `directory` (created 0700), one

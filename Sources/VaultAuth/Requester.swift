@@ -298,6 +298,14 @@ public actor Requester {
             try await account.saveTokens(pending.tokens)
             state.markStored(pending.tokens)
             logger.notice("stored the tokens that could not be stored before")
+        } catch .store(.conflict) {
+            // Another process stored tokens since: take theirs when they are fresh.
+            if let theirs = try? await account.loadTokens(), theirs.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh,
+                case .ready = state
+            {
+                state = .ready(HeldTokens(theirs, stored: true))
+                emit(.adoptedStoredTokens)
+            }
         } catch {
             logger.error("the new tokens are still not stored (\(error)); keeping them in memory")
             emit(.tokensNotSaved(error.description))
@@ -347,16 +355,29 @@ public actor Requester {
 
     /// Under the cross-process lock: adopt what another process stored, else refresh (or
     /// log in again), then persist. Returns the tokens and whether the store took them.
+    /// A lock that lapsed before the refresh (``AccountLockHold/isStillHeld()``) is taken
+    /// again and the store read again, at most three times.
     private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
-        let hold = try await takeCrossProcessLock()
-        let result: Result<(tokens: TokenSet, stored: Bool), AuthError>
-        do throws(AuthError) { result = .success(try await refreshHoldingLock(replacing: old)) } catch { result = .failure(error) }
-        await hold?.release()
-        return try result.get()
+        for _ in 0..<3 {
+            let hold = try await takeCrossProcessLock()
+            let result: Result<(tokens: TokenSet, stored: Bool)?, AuthError>
+            do throws(AuthError) {
+                result = .success(try await refreshHoldingLock(replacing: old, hold: hold))
+            } catch {
+                result = .failure(error)
+            }
+            await hold?.release()
+            if let done = try result.get() { return done }
+            logger.warning("the refresh lock lapsed while this process held it (stalled past its lease); taking it again")
+        }
+        throw .lockTimeout("the refresh lock of \(account.account) on \(account.server) lapsed three times in a row; nothing was refreshed")
     }
 
-    /// ``refreshUnderLock(replacing:)``'s work, once the lock is held.
-    private func refreshHoldingLock(replacing old: TokenSet) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
+    /// ``refreshUnderLock(replacing:)``'s work, once the lock is held; nil when the lock
+    /// lapsed before anything was spent.
+    private func refreshHoldingLock(
+        replacing old: TokenSet, hold: (any AccountLockHold)?
+    ) async throws(AuthError) -> (tokens: TokenSet, stored: Bool)? {
         // Tokens held only in memory are newer than anything stored: the store's are
         // rotated away, so neither adopt nor refresh from them. Asked under the lock: a
         // retried save may have stored them while this refresh waited for it.
@@ -368,6 +389,8 @@ public actor Requester {
             throw .authentication("not logged in to \(account.server) as \(account.account) any more (logged out); run vault login")
         }
         if let adopted = adoptable(stored, replacing: old) { return (adopted, true) }
+        // Last check before the refresh token is spent: is the lock still ours?
+        if let hold, !(await hold.isStillHeld()) { return nil }
         let base = stored ?? old
         let new: TokenSet
         do throws(AuthError) {
@@ -378,7 +401,19 @@ public actor Requester {
             }
             throw error
         }
-        return (new, await persist(new))
+        switch await persist(new) {
+        case nil: return (new, true)
+        case .store(.conflict)?:
+            // Another process stored tokens after this one read them: its lock must have
+            // lapsed (a fleet lock whose lease expired while this process stalled). Its
+            // tokens win when they are fresh; this refresh's are then only held here.
+            if let theirs = try? await account.loadTokens(), theirs.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh {
+                emit(.adoptedStoredTokens)
+                return (theirs, true)
+            }
+            return (new, false)
+        default: return (new, false)
+        }
     }
 
     /// The provider refused `stored`'s refresh token for good and only a person can sign in
@@ -437,19 +472,17 @@ public actor Requester {
         }
     }
 
-    /// Stores `new`; when the store fails, keeps them as unsaved (retried on next use)
-    /// and reports it, rather than losing tokens the server has already rotated to.
-    /// Stores `new` and returns true; when the store fails, reports it and returns false,
-    /// so the tokens are kept in memory (and stored on the next use) rather than losing
-    /// tokens the server has already rotated to.
-    private func persist(_ new: TokenSet) async -> Bool {
+    /// Stores `new` and returns nil; when the store fails, reports it and returns the
+    /// error, so the tokens are kept in memory (and stored on the next use) rather than
+    /// losing tokens the server has already rotated to.
+    private func persist(_ new: TokenSet) async -> AuthError? {
         do throws(AuthError) {
             try await account.saveTokens(new)
-            return true
+            return nil
         } catch {
             logger.error("could not store the new tokens (\(error)); keeping them in memory and trying again on next use")
             emit(.tokensNotSaved(error.description))
-            return false
+            return error
         }
     }
 

@@ -55,9 +55,12 @@ enum EtcdBench {
                     index = (index + 13) % count
                     try store.save(Credential(server: "server-\(index).example", account: "account-\(index)", secret: Secret("new-\(index)")))
                 }
-                row += store is EtcdStore
-                    ? [format(Measure.median(loads)), format(Measure.percentile(loads, 0.95)), format(Measure.median(saves)),
-                        format(Measure.percentile(saves, 0.95))]
+                row +=
+                    store is EtcdStore
+                    ? [
+                        format(Measure.median(loads)), format(Measure.percentile(loads, 0.95)), format(Measure.median(saves)),
+                        format(Measure.percentile(saves, 0.95)),
+                    ]
                     : [format(Measure.median(loads)), format(Measure.median(saves))]
             }
             table.rows.append(row)

@@ -31,7 +31,7 @@ public struct EtcdAccountLocking: AccountLocking {
         guard let hold = try result.get() else {
             throw .lockTimeout(
                 "gave up after \(timeout) waiting for the fleet's refresh lock of \(account) on \(server) (etcd, \(store.prefix)locks/), "
-                    + "held by another machine")
+                    + "held by another machine (or etcd did not answer)")
         }
         return hold
     }
@@ -40,7 +40,7 @@ public struct EtcdAccountLocking: AccountLocking {
 /// A held etcd lock: its lease, kept alive until ``release()``.
 final class EtcdLockHold: AccountLockHold {
     private let client: EtcdClient
-    private let lease: Int64
+    let lease: Int64
     private let stopped = Mutex(false)
 
     private init(client: EtcdClient, lease: Int64) {
@@ -60,6 +60,16 @@ final class EtcdLockHold: AccountLockHold {
         let client = client
         let lease = lease
         _ = await Thread.run { () throws(VaultError) in try client.revoke(lease: lease, overall: .seconds(5)) }
+    }
+
+    /// Renews the lease now: true when it was still alive (so no other machine can have
+    /// taken the lock). A lease that expired while this process was stalled is not renewed.
+    func isStillHeld() async -> Bool {
+        guard !stopped.withLock({ $0 }) else { return false }
+        let client = client
+        let lease = lease
+        let ttl = await Thread.run { () throws(VaultError) -> Int in try client.keepAlive(lease: lease, overall: .seconds(3)) }
+        return ((try? ttl.get()) ?? 0) > 0
     }
 
     /// Marks the hold ended; false when it already was.

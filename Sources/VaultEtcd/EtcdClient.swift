@@ -39,9 +39,13 @@ public final class EtcdClient: Sendable {
     /// a missing or unreadable one is one line at once (`.invalidInput`).
     public init(configuration: EtcdConfiguration) throws(VaultError) {
         self.configuration = configuration
-        password = try configuration.passwordFile.map { path throws(VaultError) in try PassphraseSource.readPassphraseFile(path) }
+        password = try configuration.passwordFile.map { path throws(VaultError) in
+            try PassphraseSource.readPassphraseFile(path, what: "etcd password file")
+        }
         var http = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)), decompression: .disabled)
+        // Each waiter for a refresh lock holds a connection for as long as it waits.
+        http.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         http.tlsConfiguration = try Self.tls(configuration)
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
     }
@@ -80,7 +84,8 @@ public final class EtcdClient: Sendable {
             throw .invalidInput("cannot encode an etcd request")
         }
         let overall = overall ?? configuration.timeout
-        let perAttempt = attemptTimeout ?? max(.seconds(1), overall / 3)
+        // One stalled endpoint costs at most 2 s before the next is tried.
+        let perAttempt = attemptTimeout ?? max(.seconds(1), min(.seconds(2), overall / 3))
         let deadline = ContinuousClock.now + overall
         let endpoints = configuration.endpoints
         let first = preferred.withLock { $0 } % endpoints.count
@@ -252,7 +257,7 @@ public final class EtcdClient: Sendable {
             last[endpoint] = "not tried"
         }
         let reasons = order.map { "\($0) (\(last[$0] ?? ""))" }.joined(separator: ", ")
-        let quorum = tried.contains { $0.reason.contains("leader") || $0.reason.contains("timed out") }
+        let quorum = tried.contains { $0.reason.contains("leader") }
         return .backendUnavailable(
             "etcd did not answer within \(overall)\(quorum ? " (no leader: has the cluster lost its quorum?)" : ""); tried \(reasons)")
     }

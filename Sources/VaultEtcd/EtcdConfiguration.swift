@@ -70,22 +70,42 @@ public struct EtcdConfiguration: Sendable, Equatable {
     public var endpointList: String { endpoints.map(\.absoluteString).joined(separator: ", ") }
 
     private static func endpoint(_ raw: String) throws(VaultError) -> URL {
-        guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty, url.user == nil, url.password == nil, url.query == nil, url.fragment == nil,
-            url.path.isEmpty || url.path == "/"
-        else {
-            // A URL with user info may carry a password: never repeat it.
+        func refuse(_ why: String = "is not an etcd client URL (http:// or https://host:port, no path)") -> VaultError {
+            // A URL with user info may carry a password: never repeat it; nor a huge one.
             let shown =
-                raw.contains("@") ? "an endpoint with user info (use --etcd-user and --etcd-password-file)" : "\"\(TextEscaping.escaped(raw))\""
-            throw .invalidInput("--etcd-endpoints: \(shown) is not an etcd client URL (http:// or https://host:port, no path)")
+                raw.contains("@")
+                ? "an endpoint with user info (use --etcd-user and --etcd-password-file)"
+                : "\"\(TextEscaping.escaped(String(raw.prefix(120))))\(raw.count > 120 ? "…" : "")\""
+            return .invalidInput("--etcd-endpoints: \(shown) \(why)")
         }
-        return URL(string: "\(scheme)://\(url.host!.contains(":") ? "[\(host)]" : host)\(url.port.map { ":\($0)" } ?? "")")!
+        guard raw.utf8.count <= 2048, let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, host.utf8.count <= 253, url.user == nil, url.password == nil, url.query == nil,
+            url.fragment == nil, url.path.isEmpty || url.path == "/"
+        else { throw refuse() }
+        // The port as written: Foundation drops one too large to parse, and larger than 65535 traps later.
+        let authority = raw.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" }
+        let written = authority.hasSuffix("]") ? "" : String(authority.reversed().prefix { $0 != ":" }.reversed())
+        var port: Int?
+        if authority.contains(":") && !authority.hasSuffix("]") {
+            guard !written.isEmpty, written.count <= 5, written.allSatisfy(\.isASCII), let number = Int(written), (1...65535).contains(number)
+            else { throw refuse("has no usable port (1 to 65535)") }
+            port = number
+        }
+        guard port == url.port else { throw refuse() }
+        return URL(string: "\(scheme)://\(host.contains(":") ? "[\(host)]" : host)\(port.map { ":\($0)" } ?? "")")!
     }
 
     private static func prefix(_ raw: String) throws(VaultError) -> String {
-        guard raw.hasPrefix("/"), raw.utf8.count <= 256, !raw.contains("\u{0}"),
-            raw.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
-        else { throw .invalidInput("--etcd-prefix must start with / (at most 256 bytes, no control characters), like /vault/") }
+        // No control, format (bidi) or separator characters: the prefix is shown in messages.
+        let shown: (Unicode.Scalar) -> Bool = { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: false
+            default: true
+            }
+        }
+        guard raw.hasPrefix("/"), raw.utf8.count <= 256, raw.unicodeScalars.allSatisfy(shown) else {
+            throw .invalidInput("--etcd-prefix must start with / (at most 256 bytes, no control characters), like /vault/")
+        }
         return raw.hasSuffix("/") ? raw : raw + "/"
     }
 

@@ -21,45 +21,61 @@ extension EtcdClient {
 
     /// Every entry whose key starts with `prefix`, at most `limit` of them (more is an error:
     /// vault never keeps that many).
-    func list(prefix: String, limit: Int = 100_000) throws(VaultError) -> [EtcdEntry] {
+    func list(prefix: String, limit: Int = 100_000, keysOnly: Bool = false) throws(VaultError) -> [EtcdEntry] {
         let answer = try call(
             "/v3/kv/range",
-            ["key": EtcdWire.base64(prefix), "range_end": EtcdWire.base64(EtcdWire.prefixEnd(prefix)), "limit": String(limit)],
-            as: EtcdWire.RangeResponse.self)
-        if answer.more == true { throw .backendUnavailable("more than \(limit) keys under \(prefix) in etcd") }
+            [
+                "key": EtcdWire.base64(prefix), "range_end": EtcdWire.base64(EtcdWire.prefixEnd(prefix)), "limit": String(limit),
+                "keys_only": keysOnly,
+            ], as: EtcdWire.RangeResponse.self)
+        if answer.more == true, limit == 100_000 { throw .backendUnavailable("more than \(limit) keys under \(prefix) in etcd") }
         return (answer.kvs ?? []).map(Self.entry)
     }
 
-    /// Writes `value` at `key` only if `guardKey` was last written at `revision` (0: it
-    /// does not exist). Returns nil when written, else the current entry at `guardKey`
-    /// (nil inside when it is gone), so the caller can retry from a fresh read.
-    func put(
-        _ key: String, _ value: [UInt8], ifRevisionOf guardKey: String, is revision: Int64
-    ) throws(VaultError)
-        -> EtcdEntry??
-    {
-        let answer = try call(
-            "/v3/kv/txn",
-            [
-                "compare": [Self.compare(guardKey, revision: revision)],
-                "success": [["requestPut": ["key": EtcdWire.base64(key), "value": EtcdWire.base64(value)]]],
-                "failure": [["requestRange": ["key": EtcdWire.base64(guardKey)]]],
-            ], as: EtcdWire.TxnResponse.self)
-        if answer.succeeded == true { return .none }
-        return .some(answer.responses?.first?.response_range?.kvs?.first.map(Self.entry))
+    /// One write of a guarded transaction.
+    enum Write {
+        case put(String, [UInt8])
+        case delete(String)
     }
 
-    /// Deletes `key` only if `guardKey` was last written at `revision`; as ``put(_:_:ifRevisionOf:is:)``.
-    func delete(_ key: String, ifRevisionOf guardKey: String, is revision: Int64) throws(VaultError) -> EtcdEntry?? {
+    /// What a guarded write did.
+    enum GuardedWrite: Equatable {
+        /// Written, at this revision of the store.
+        case written(revision: Int64)
+        /// A guard did not hold: nothing was written. The entries at the guard keys now, in
+        /// the guards' order (nil where a key does not exist).
+        case conflict([EtcdEntry?])
+    }
+
+    /// Does `write` in one transaction, only if each guard key was last written at its
+    /// revision (0: the key does not exist).
+    func write(_ write: Write, guards: [(key: String, revision: Int64)]) throws(VaultError) -> GuardedWrite {
+        let operation: [String: Any] =
+            switch write {
+            case .put(let key, let value): ["requestPut": ["key": EtcdWire.base64(key), "value": EtcdWire.base64(value)]]
+            case .delete(let key): ["requestDeleteRange": ["key": EtcdWire.base64(key)]]
+            }
         let answer = try call(
             "/v3/kv/txn",
             [
-                "compare": [Self.compare(guardKey, revision: revision)],
-                "success": [["requestDeleteRange": ["key": EtcdWire.base64(key)]]],
-                "failure": [["requestRange": ["key": EtcdWire.base64(guardKey)]]],
+                "compare": guards.map { Self.compare($0.key, revision: $0.revision) }, "success": [operation],
+                "failure": guards.map { ["requestRange": ["key": EtcdWire.base64($0.key)]] },
             ], as: EtcdWire.TxnResponse.self)
-        if answer.succeeded == true { return .none }
-        return .some(answer.responses?.first?.response_range?.kvs?.first.map(Self.entry))
+        if answer.succeeded == true { return .written(revision: Int64(answer.header?.revision ?? "0") ?? 0) }
+        let responses = answer.responses ?? []
+        return .conflict(
+            guards.indices.map { index in
+                index < responses.count ? responses[index].response_range?.kvs?.first.map(Self.entry) : nil
+            })
+    }
+
+    /// Writes `value` at `key` only if `guardKey` was last written at `revision` (0: it
+    /// does not exist). Returns nil when written, else the current entry at `guardKey`.
+    func put(_ key: String, _ value: [UInt8], ifRevisionOf guardKey: String, is revision: Int64) throws(VaultError) -> EtcdEntry?? {
+        switch try write(.put(key, value), guards: [(guardKey, revision)]) {
+        case .written: return .none
+        case .conflict(let current): return .some(current.first ?? nil)
+        }
     }
 
     /// A lease of `ttl` seconds; its id.

@@ -36,6 +36,9 @@ public final class EtcdStore: SecureStore {
         /// The parameters record the keys belong to, and its revision.
         var record: [UInt8]?
         var revision: Int64 = 0
+        /// The revision at which this instance last read or wrote each item (0: it found
+        /// none), so a write over an item another machine changed since is refused.
+        var observed: [String: Int64] = [:]
     }
 
     /// A store on `client`'s etcd under its prefix.
@@ -57,8 +60,10 @@ public final class EtcdStore: SecureStore {
     var itemsPrefix: String { prefix + "items/" }
     var locksPrefix: String { prefix + "locks/" }
 
-    /// Seals and writes the item in one transaction guarded by the parameters record,
-    /// creating the fleet (asking for a new passphrase) when there is none. See ``SecureStore/save(_:)``.
+    /// Seals and writes the item in one transaction guarded by the parameters record and,
+    /// when this instance has read the item, by the revision it read: an item another
+    /// machine changed since is not overwritten (``VaultError/conflict(_:)``; read it again).
+    /// Creates the fleet (asking for a new passphrase) when there is none. See ``SecureStore/save(_:)``.
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
         var fleet = try fleet(create: true)!
@@ -66,8 +71,7 @@ public final class EtcdStore: SecureStore {
             let itemKey = itemsPrefix + FleetFormat.name(of: key, keys: fleet.keys)
             let value = try FleetFormat.seal(
                 Credential(key: key, secret: credential.secret, label: credential.label), keys: fleet.keys, itemKey: itemKey)
-            guard let current = try client.put(itemKey, value, ifRevisionOf: parametersKey, is: fleet.revision) else { return }
-            fleet = try adopt(current, create: true)!
+            if try write(.put(itemKey, value), itemKey: itemKey, key: key, fleet: &fleet) { return }
         }
         throw .backendUnavailable("the fleet's parameters record in etcd kept changing; nothing was saved")
     }
@@ -77,23 +81,48 @@ public final class EtcdStore: SecureStore {
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
         guard let fleet = try fleet(create: false) else { return nil }
         let itemKey = itemsPrefix + FleetFormat.name(of: key, keys: fleet.keys)
-        guard let entry = try client.get(itemKey) else { return nil }
+        let entry = try client.get(itemKey)
+        state.withLock { $0.observed[itemKey] = entry?.modRevision ?? 0 }
+        guard let entry else { return nil }
         let credential = try FleetFormat.open(entry.value, keys: fleet.keys, itemKey: itemKey)
         guard credential.key == key else { throw .corrupted("the etcd value at \(itemKey) holds another item") }
         return credential
     }
 
-    /// Deletes the item's key (a transaction guarded by the parameters record); nothing to do in an
+    /// Deletes the item's key (a transaction guarded like ``save(_:)``); nothing to do in an
     /// empty fleet. See ``SecureStore/remove(_:)``.
     public func remove(_ key: CredentialKey) throws(VaultError) {
         guard var fleet = try fleet(create: false) else { return }
         for _ in 0..<5 {
             let itemKey = itemsPrefix + FleetFormat.name(of: key, keys: fleet.keys)
-            guard let current = try client.delete(itemKey, ifRevisionOf: parametersKey, is: fleet.revision) else { return }
-            guard let adopted = try adopt(current, create: false) else { return }
-            fleet = adopted
+            if try write(.delete(itemKey), itemKey: itemKey, key: key, fleet: &fleet) { return }
         }
         throw .backendUnavailable("the fleet's parameters record in etcd kept changing; nothing was removed")
+    }
+
+    /// One guarded write: true when done; false when the parameters record changed (then
+    /// `fleet` is the new one, and the caller seals again). Throws ``VaultError/conflict(_:)``
+    /// when the item changed since this instance read it.
+    private func write(_ write: EtcdClient.Write, itemKey: String, key: CredentialKey, fleet: inout Fleet) throws(VaultError) -> Bool {
+        var guards = [(key: parametersKey, revision: fleet.revision)]
+        let expected = state.withLock { $0.observed[itemKey] }
+        if let expected { guards.append((itemKey, expected)) }
+        switch try client.write(write, guards: guards) {
+        case .written(let revision):
+            state.withLock { state in
+                if case .delete = write { state.observed[itemKey] = 0 } else { state.observed[itemKey] = revision }
+            }
+            return true
+        case .conflict(let current):
+            if current.first??.modRevision != fleet.revision {
+                guard let adopted = try adopt(current.first ?? nil, create: true) else { return true }
+                fleet = adopted
+                return false
+            }
+            state.withLock { $0.observed[itemKey] = nil }
+            throw .conflict(
+                "\(key) was changed by another process or machine after this one read it; nothing was written (read it again)")
+        }
     }
 
     /// Every item under the prefix, opened, without secrets; `.corrupted` when any value
@@ -103,6 +132,9 @@ public final class EtcdStore: SecureStore {
         var infos: [CredentialInfo] = []
         for entry in try client.list(prefix: itemsPrefix) {
             let itemKey = String(decoding: entry.key, as: UTF8.self)
+            // Only keys of vault's shape (a hidden name) are items; anything else under the
+            // prefix (another program's key, a fleet nested under this prefix) is not ours.
+            guard FleetFormat.isItemName(itemKey.dropFirst(itemsPrefix.count)) else { continue }
             let credential = try FleetFormat.open(entry.value, keys: fleet.keys, itemKey: itemKey)
             guard itemKey == itemsPrefix + FleetFormat.name(of: credential.key, keys: fleet.keys) else {
                 throw .corrupted("the etcd value at \(itemKey) holds another item")
@@ -116,7 +148,7 @@ public final class EtcdStore: SecureStore {
     /// when there is none, so every machine names it alike).
     func lockName(server: String, account: String) throws(VaultError) -> String {
         let fleet = try fleet(create: true)!
-        return locksPrefix + FleetFormat.name(of: CredentialKey(server: server, account: account, kind: .tokens), keys: fleet.keys)
+        return locksPrefix + FleetFormat.lockName(server: server, account: account, keys: fleet.keys)
     }
 
     // MARK: - The fleet's keys
@@ -138,6 +170,13 @@ public final class EtcdStore: SecureStore {
     private func adopt(_ entry: EtcdEntry?, create: Bool) throws(VaultError) -> Fleet? {
         for _ in 0..<5 {
             guard let entry else {
+                // Items without a parameters record: it was deleted. Starting a new fleet over
+                // them (or calling the fleet empty) would orphan them for good.
+                if try !client.list(prefix: itemsPrefix, limit: 1, keysOnly: true).isEmpty {
+                    throw .corrupted(
+                        "the fleet's parameters record \(parametersKey) is missing but items remain under \(itemsPrefix): "
+                            + "it was deleted; restore it (etcd snapshot or backup); vault will not start a new fleet over them")
+                }
                 guard create else {
                     state.withLock { $0.keys = nil }
                     return nil
@@ -146,14 +185,12 @@ public final class EtcdStore: SecureStore {
                 let passphrase = try passphrase(for: .create)
                 let keys = FleetFormat.Keys(master: try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master)
                 let record = FleetFormat.record(parameters, keys: keys, recordKey: parametersKey)
-                switch try client.put(parametersKey, record, ifRevisionOf: parametersKey, is: 0) {
-                case .none:
-                    // Written: read its revision back (one more round trip, once per fleet).
-                    guard let written = try client.get(parametersKey), written.value == record else { continue }
-                    return remember(record: record, keys: keys, revision: written.modRevision)
-                case .some(let raced):
+                switch try client.write(.put(parametersKey, record), guards: [(parametersKey, 0)]) {
+                case .written(let revision):
+                    return remember(record: record, keys: keys, revision: revision)
+                case .conflict(let raced):
                     // Another machine created the fleet meanwhile: take theirs.
-                    return try adopt(raced, create: create)
+                    return try adopt(raced.first ?? nil, create: create)
                 }
             }
             if let kept = state.withLock({ state in state.record == entry.value ? state.keys : nil }) {

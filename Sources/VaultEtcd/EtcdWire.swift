@@ -34,6 +34,7 @@ enum EtcdWire {
     }
 
     struct TxnResponse: Decodable {
+        var header: Header?
         var succeeded: Bool?
         var responses: [ResponseOp]?
     }

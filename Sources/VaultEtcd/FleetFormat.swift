@@ -110,9 +110,26 @@ enum FleetFormat {
         writer.appendField(key.kind.rawValue.utf8)
         writer.appendField(key.server.utf8)
         writer.appendField(key.account.utf8)
-        let mac = HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names)
-        return mac.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }
-            .joined()
+        return hex(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
+    }
+
+    /// The hidden name of an account's refresh lock: from the same key as item names but
+    /// another domain, so etcd cannot tell which item a lock belongs to.
+    static func lockName(server: String, account: String, keys: Keys) -> String {
+        var writer = ByteWriter()
+        writer.appendField("refresh lock".utf8)
+        writer.appendField(server.utf8)
+        writer.appendField(account.utf8)
+        return hex(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
+    }
+
+    /// True for a name of the shape ``name(of:keys:)`` makes: 64 lower-case hex digits.
+    static func isItemName(_ name: Substring) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
     /// `credential` sealed for the etcd key `itemKey`.

@@ -28,6 +28,9 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The backend refused who we are: a wrong user or password for etcd, or a role that
     /// does not grant the prefix.
     case accessDenied(String)
+    /// The item was changed by another process (another machine of a fleet) after this
+    /// one read it: nothing was written; read it again and decide anew.
+    case conflict(String)
 
     /// One line for a person: the problem and, where there is one, the fix. Never contains a secret
     /// (``notFound(_:)`` names the account and server only).
@@ -36,13 +39,14 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notFound(let key): "no item for account \"\(key.account)\" on server \"\(key.server)\""
         case .locked(let why): why
         case .notApproved(let why): why
-        case .wrongPassphrase: "wrong passphrase (or the vault file header was modified)"
+        case .wrongPassphrase: "wrong passphrase (or the vault file's header or the fleet's parameters record was modified)"
         case .corrupted(let why): "the vault is damaged or was tampered with: \(why)"
         case .unsupportedFormat(let why): why
         case .backendUnavailable(let why): "backend unavailable: \(why)"
         case .permission(let why): why
         case .invalidInput(let why): why
         case .accessDenied(let why): why
+        case .conflict(let why): why
         }
     }
 }

@@ -177,6 +177,41 @@ extension LiveServerTests {
             }
         }
 
+        /// A fleet's lock under a lease lapses when its holder stalls past the lease: the
+        /// Requester must not spend the refresh token then, but take the lock again.
+        @Test("a lock that lapsed before the refresh is taken again, the store read again, and the other machine's tokens adopted")
+        func aLapsedLockIsTakenAgainBeforeTheRefreshTokenIsSpent() async throws {
+            try await withLiveServer(accessTTL: 4) { live in
+                let store = InMemoryStore()
+                let old = try await live.login(into: live.account(in: store))
+                let other = Requester(
+                    account: live.account(in: store), provider: live.provider(), transport: live.transport,
+                    configuration: Requester.Configuration(lock: .inProcessOnly))
+                // This machine reads the stale tokens under its lock, then stalls past the lease;
+                // meanwhile the other machine refreshes and stores.
+                let stalling = StallingStore(store) {
+                    let done = DispatchSemaphore(value: 0)
+                    Task.detached {
+                        _ = try? await other.send(live.devsRequest)
+                        done.signal()
+                    }
+                    done.wait()
+                }
+                let locking = LapsingLocking()
+                let stalled = Requester(
+                    account: live.account(in: stalling), provider: live.provider(), transport: live.transport,
+                    configuration: Requester.Configuration(lock: .custom(locking)))
+                try await sleep(until: staleMoment(of: old))
+                #expect(try await stalled.send(live.devsRequest).status == 200)
+                let stats = live.server.stats
+                #expect(stats.refreshes == 1 && stats.failedRefreshes == 0, "refreshes \(stats.refreshes), failed \(stats.failedRefreshes)")
+                #expect(stats.logins == 1, "no silent login: the other machine's tokens were adopted")
+                #expect(locking.holds.withLock { $0 } == 2, "the lock was taken again")
+                let stored = try #require(try await live.account(in: store).loadTokens())
+                #expect(sameTokens(await stalled.currentTokens, stored))
+            }
+        }
+
         @Test(
             "two Requesters on one encrypted file and lock directory (two processes): one refresh, one adopts; a new one uses the rotated tokens"
         )
@@ -499,5 +534,57 @@ actor CountingLocking: AccountLocking {
             let owner = owner
             Task { await owner.releaseOne() }
         }
+    }
+}
+
+/// A lock whose first hold lapses (as a lease does while its holder is stalled past it):
+/// that hold's `isStillHeld()` answers false.
+final class LapsingLocking: AccountLocking {
+    let holds = Mutex(0)
+
+    func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+        let number = holds.withLock { count in
+            count += 1
+            return count
+        }
+        return Hold(lapsed: number == 1)
+    }
+
+    final class Hold: AccountLockHold {
+        let lapsed: Bool
+        init(lapsed: Bool) { self.lapsed = lapsed }
+        func release() async {}
+        func isStillHeld() async -> Bool { !lapsed }
+    }
+}
+
+/// A store whose second load of a tokens item (the Requester's read under its lock, after
+/// the one at start) runs `stall` after reading (blocking, as a process stopped right after
+/// its read): what another machine does meanwhile.
+final class StallingStore: SecureStore {
+    let base: any SecureStore
+    let stall: @Sendable () -> Void
+    let tokenLoads = Mutex(0)
+
+    init(_ base: any SecureStore, stall: @escaping @Sendable () -> Void) {
+        self.base = base
+        self.stall = stall
+    }
+
+    var backendName: String { base.backendName }
+    func save(_ credential: Credential) throws(VaultError) { try base.save(credential) }
+    func remove(_ key: CredentialKey) throws(VaultError) { try base.remove(key) }
+    func list(server: String?) throws(VaultError) -> [CredentialInfo] { try base.list(server: server) }
+    func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
+        let item = try base.load(key)
+        if key.kind == .tokens,
+            tokenLoads.withLock({ count in
+                count += 1
+                return count
+            }) == 2
+        {
+            stall()
+        }
+        return item
     }
 }

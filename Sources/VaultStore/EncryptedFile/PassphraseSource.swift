@@ -96,24 +96,41 @@ public struct PassphraseSource: Sendable {
         return try prompt(for: .change, on: prompter)
     }
 
-    /// Reads a passphrase file; one trailing newline is dropped.
-    public static func readPassphraseFile(_ path: String) throws(VaultError) -> Secret {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .invalidInput("cannot read the passphrase file \(path): \(String(cString: strerror(errno)))") }
+    /// Reads a passphrase file (`what` names it in messages); one trailing newline is
+    /// dropped. A FIFO or socket (`<(...)` in a shell) is read too, but never waited on for
+    /// more than ``pipeTimeout``: one that nobody writes is an error, not a hang.
+    public static func readPassphraseFile(_ path: String, what: String = "passphrase file") throws(VaultError) -> Secret {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw .invalidInput("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        var info = stat()
+        let isPipe = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT == S_IFIFO || info.st_mode & S_IFMT == S_IFSOCK)
+        if !isPipe { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+        let deadline = ContinuousClock.now + pipeTimeout
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= 65536 {
+            if isPipe {
+                let left = deadline - ContinuousClock.now
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let milliseconds = max(0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                if poll(&poller, 1, milliseconds) == 0 {
+                    throw .invalidInput("nothing was written to the \(what) \(path) within \(pipeTimeout) (a FIFO nobody writes?)")
+                }
+            }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { throw .invalidInput("cannot read the passphrase file \(path): \(String(cString: strerror(errno)))") }
+            if n < 0, errno == EINTR || errno == EAGAIN { continue }
+            if n < 0 { throw .invalidInput("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             bytes.append(contentsOf: buffer[0..<n])
         }
         let passphrase = Secret(bytes: dropOneNewline(bytes))
-        guard !passphrase.isEmpty else { throw .invalidInput("the passphrase file \(path) is empty") }
+        guard !passphrase.isEmpty else { throw .invalidInput("the \(what) \(path) is empty") }
         return passphrase
     }
+
+    /// The longest a passphrase file that is a FIFO or socket is waited on: 10 s.
+    public static let pipeTimeout: Duration = .seconds(10)
 
     /// `bytes` without one trailing "\n" or "\r\n".
     public static func dropOneNewline(_ bytes: [UInt8]) -> [UInt8] {
