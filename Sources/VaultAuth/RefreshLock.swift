@@ -136,6 +136,10 @@ public final class RefreshLock: AccountLockHold {
                 close(fd)
                 throw .lockTimeout("gave up after \(timeout) waiting for the refresh lock \(path), held by another process")
             }
+            guard !Task.isCancelled else {
+                close(fd)
+                throw .lockTimeout("stopped waiting for the refresh lock \(path)")
+            }
             try? await Task.sleep(for: .milliseconds(5))
         }
         return RefreshLock(fd: fd)

@@ -359,7 +359,11 @@ public actor Requester {
     /// again and the store read again, at most three times.
     private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
         for _ in 0..<3 {
-            let hold = try await takeCrossProcessLock()
+            let hold: (any AccountLockHold)?
+            switch try await lockOrAdoption(replacing: old) {
+            case .adopted(let tokens): return (tokens, true)
+            case .locked(let held): hold = held
+            }
             let result: Result<(tokens: TokenSet, stored: Bool)?, AuthError>
             do throws(AuthError) {
                 result = .success(try await refreshHoldingLock(replacing: old, hold: hold))
@@ -441,10 +445,62 @@ public actor Requester {
         return stored
     }
 
-    /// The cross-process lock of this account's refresh, or nil for in-process only.
-    private func takeCrossProcessLock() async throws(AuthError) -> (any AccountLockHold)? {
-        guard let locking = configuration.lock.locking(for: account.store) else { return nil }
-        return try await locking.lock(server: account.server, account: account.account, timeout: configuration.lockTimeout)
+    /// What waiting for the refresh lock ended with.
+    private enum LockOrTokens: Sendable {
+        /// The lock (nil: in-process single flight only).
+        case locked((any AccountLockHold)?)
+        /// Fresh tokens another process stored while this one waited.
+        case adopted(TokenSet)
+    }
+
+    /// Takes the cross-process lock of this account's refresh; while waiting, reads the
+    /// store every ``adoptionPollInterval`` and stops waiting (cancelling the lock) as soon
+    /// as another process has stored fresh tokens. So when many processes (a fleet's many
+    /// machines) meet an expired token at once, one refreshes and the others adopt its
+    /// tokens without each taking the lock in turn.
+    private func lockOrAdoption(replacing old: TokenSet) async throws(AuthError) -> LockOrTokens {
+        guard let locking = configuration.lock.locking(for: account.store) else { return .locked(nil) }
+        let (server, name, timeout) = (account.server, account.account, configuration.lockTimeout)
+        // Tokens held only in memory are newer than the store's: nothing there to adopt.
+        let mayAdopt = !(state.held.map { !$0.stored } ?? false)
+        let outcome: Result<LockOrTokens, AuthError> = await withTaskGroup(of: Result<LockOrTokens, AuthError>?.self) { group in
+            group.addTask {
+                do throws(AuthError) {
+                    return .success(.locked(try await locking.lock(server: server, account: name, timeout: timeout)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                while mayAdopt, !Task.isCancelled {
+                    try? await Task.sleep(for: Self.adoptionPollInterval)
+                    if Task.isCancelled { return nil }
+                    if let tokens = await self.storedTokensToAdopt(replacing: old) { return .success(.adopted(tokens)) }
+                }
+                return nil
+            }
+            var first: Result<LockOrTokens, AuthError>?
+            while let next = await group.next() {
+                guard let next else { continue }
+                if first == nil {
+                    first = next
+                    group.cancelAll()
+                } else if case .success(.locked(let hold?)) = next {
+                    await hold.release()  // the lock came after the tokens were adopted: give it back
+                }
+            }
+            return first ?? .failure(.lockTimeout("the wait for the refresh lock ended without an outcome"))
+        }
+        return try outcome.get()
+    }
+
+    /// How often a process waiting for the refresh lock looks for tokens another stored.
+    static let adoptionPollInterval: Duration = .milliseconds(200)
+
+    /// Stored tokens that replace `old` and are fresh, read now; nil otherwise.
+    private func storedTokensToAdopt(replacing old: TokenSet) async -> TokenSet? {
+        guard let stored = try? await account.loadTokens() else { return nil }
+        return adoptable(stored, replacing: old)
     }
 
     /// A refresh with `base`'s refresh token, or, when that fails for good, a silent login.

@@ -25,8 +25,17 @@ public struct EtcdAccountLocking: AccountLocking {
 
     public func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
         let store = self.store
-        let result = await Thread.run { () throws(VaultError) -> EtcdLockHold? in
-            try EtcdLockHold.acquire(store: store, server: server, account: account, timeout: timeout)
+        let attempt = LockAttempt(client: store.client)
+        let result = await withTaskCancellationHandler {
+            await attempt.run { () throws(VaultError) -> EtcdLockHold? in
+                try EtcdLockHold.acquire(store: store, server: server, account: account, timeout: timeout, attempt: attempt)
+            }
+        } onCancel: {
+            attempt.cancel()
+        }
+        if attempt.isCancelled {
+            if case .success(let hold?) = result { await hold.release() }
+            throw .lockTimeout("stopped waiting for the fleet's refresh lock of \(account) on \(server)")
         }
         guard let hold = try result.get() else {
             throw .lockTimeout(
@@ -80,14 +89,21 @@ final class EtcdLockHold: AccountLockHold {
         }
     }
 
-    /// Waits for the lock (blocking); nil when `timeout` passed first.
-    static func acquire(store: EtcdStore, server: String, account: String, timeout: Duration) throws(VaultError) -> EtcdLockHold? {
+    /// Waits for the lock (blocking); nil when `timeout` passed first or `attempt` was cancelled.
+    static func acquire(
+        store: EtcdStore, server: String, account: String, timeout: Duration, attempt: LockAttempt
+    ) throws(VaultError) -> EtcdLockHold? {
         let client = store.client
         let name = try store.lockName(server: server, account: account)
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline, !attempt.isCancelled {
             let ttl = client.configuration.lockTTL
             let hold = EtcdLockHold(client: client, lease: try client.grantLease(ttl: ttl))
+            // A cancelled wait revokes the lease, which takes this waiter out of the queue.
+            guard attempt.waiting(on: hold.lease) else {
+                hold.end()
+                return nil
+            }
             hold.keepAliveInBackground(every: .milliseconds(ttl * 1000 / 3))
             do {
                 _ = try client.lock(name, lease: hold.lease, timeout: deadline - ContinuousClock.now)
@@ -99,14 +115,14 @@ final class EtcdLockHold: AccountLockHold {
                 throw error
             }
             // The lease must still be alive: a hold whose lease expired while queued is no hold.
-            if (try? client.keepAlive(lease: hold.lease, overall: .seconds(2))) ?? 0 > 0 { return hold }
+            if !attempt.isCancelled, (try? client.keepAlive(lease: hold.lease, overall: .seconds(2))) ?? 0 > 0 { return hold }
             hold.end()
         }
         return nil
     }
 
     /// Ends the hold now, without waiting (used when acquiring fails).
-    private func end() {
+    func end() {
         guard stop() else { return }
         try? client.revoke(lease: lease, overall: .seconds(2))
     }
@@ -139,5 +155,75 @@ extension Thread {
                 }
             }
         }
+    }
+}
+
+/// One wait for the fleet lock, cancellable from another thread: the blocked etcd call goes
+/// on until etcd answers, but the waiter is answered at once (``run(_:)``) and its lease
+/// revoked, so its place in etcd's queue is gone; a hold that the call still returns later
+/// is released.
+final class LockAttempt: Sendable {
+    private struct State {
+        var cancelled = false
+        var lease: Int64?
+        var continuation: CheckedContinuation<Result<EtcdLockHold?, AuthError>, Never>?
+    }
+    private let client: EtcdClient
+    private let state = Mutex(State())
+
+    init(client: EtcdClient) { self.client = client }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Records the lease being waited on; false when the attempt is already cancelled.
+    func waiting(on lease: Int64) -> Bool {
+        state.withLock { state in
+            state.lease = lease
+            return !state.cancelled
+        }
+    }
+
+    /// Runs the blocking `body` on a thread of its own; returns its result, or (cancelled)
+    /// at once, leaving the thread to finish and give back what it got.
+    func run(_ body: @escaping @Sendable () throws(VaultError) -> EtcdLockHold?) async -> Result<EtcdLockHold?, AuthError> {
+        await withCheckedContinuation { continuation in
+            let cancelledAlready = state.withLock { state in
+                state.continuation = continuation
+                return state.cancelled
+            }
+            if cancelledAlready { finish(.success(nil)) }
+            Thread.detachNewThread { [self] in
+                let result: Result<EtcdLockHold?, AuthError>
+                do throws(VaultError) {
+                    result = .success(try body())
+                } catch {
+                    result = .failure(.store(error))
+                }
+                if !finish(result), case .success(let hold?) = result {
+                    Task { await hold.release() }  // answered already (cancelled): give the lock back
+                }
+            }
+        }
+    }
+
+    /// Stops the wait: the waiter is answered now and the lease revoked.
+    func cancel() {
+        let lease = state.withLock { state in
+            state.cancelled = true
+            return state.lease
+        }
+        finish(.success(nil))
+        if let lease { Thread.detachNewThread { [client] in try? client.revoke(lease: lease, overall: .seconds(2)) } }
+    }
+
+    /// Answers the waiter once; false when it was answered already.
+    @discardableResult
+    private func finish(_ result: Result<EtcdLockHold?, AuthError>) -> Bool {
+        guard let continuation = state.withLock({ state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }) else { return false }
+        continuation.resume(returning: result)
+        return true
     }
 }
