@@ -219,10 +219,12 @@ final class LockAttempt: Sendable {
     /// Answers the waiter once; false when it was answered already.
     @discardableResult
     private func finish(_ result: Result<EtcdLockHold?, AuthError>) -> Bool {
-        guard let continuation = state.withLock({ state in
-            defer { state.continuation = nil }
-            return state.continuation
-        }) else { return false }
+        guard
+            let continuation = state.withLock({ state in
+                defer { state.continuation = nil }
+                return state.continuation
+            })
+        else { return false }
         continuation.resume(returning: result)
         return true
     }

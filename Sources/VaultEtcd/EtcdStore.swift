@@ -29,6 +29,10 @@ public final class EtcdStore: SecureStore {
     private let passphraseSource: PassphraseSource
     private let newFleetKDF: KDFParameters
     private let state = Mutex(State())
+    /// Held while the fleet's keys are read or created, so threads that first use this
+    /// instance at the same moment derive the keys once (scrypt takes 128 MiB and a third
+    /// of a second each time), not once each.
+    private let opening = Mutex(())
 
     private struct State {
         var passphrase: Secret?
@@ -161,8 +165,15 @@ public final class EtcdStore: SecureStore {
     /// The keys and the parameters record's revision: kept, else read from etcd, else
     /// (with `create`) a new record written; nil for an empty fleet without `create`.
     private func fleet(create: Bool) throws(VaultError) -> Fleet? {
-        if let kept = state.withLock({ state in state.keys.map { Fleet(keys: $0, revision: state.revision) } }) { return kept }
-        return try adopt(try client.get(parametersKey), create: create)
+        if let kept = keptFleet() { return kept }
+        return try opening.withLock { _ throws(VaultError) -> Fleet? in
+            if let kept = keptFleet() { return kept }
+            return try adopt(try client.get(parametersKey), create: create)
+        }
+    }
+
+    private func keptFleet() -> Fleet? {
+        state.withLock { state in state.keys.map { Fleet(keys: $0, revision: state.revision) } }
     }
 
     /// Takes `entry` (the parameters record as etcd has it now, or nil when there is none)
