@@ -405,19 +405,25 @@ public actor Requester {
             }
             throw error
         }
-        switch await persist(new) {
-        case nil: return (new, true)
-        case .store(.conflict)?:
-            // Another process stored tokens after this one read them: its lock must have
-            // lapsed (a fleet lock whose lease expired while this process stalled). Its
-            // tokens win when they are fresh; this refresh's are then only held here.
-            if let theirs = try? await account.loadTokens(), theirs.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh {
-                emit(.adoptedStoredTokens)
-                return (theirs, true)
+        var failure = await store(new)
+        if case .store(.conflict)? = failure {
+            // Another process stored tokens after this one read them: this one's lock must
+            // have lapsed (a fleet lock whose lease expired while this process stalled). Its
+            // tokens win when they are fresh; otherwise (its refresh failed, its tokens are
+            // stale or dead) this refresh's are the newest good ones: store them over it,
+            // now that the read is fresh.
+            if let theirs = try? await account.loadTokens() {
+                if theirs.freshness(at: clock.now(), leeway: configuration.leeway) == .fresh {
+                    logger.notice("another process stored new tokens while this one refreshed; taking theirs")
+                    emit(.adoptedStoredTokens)
+                    return (theirs, true)
+                }
+                failure = await store(new)
             }
-            return (new, false)
-        default: return (new, false)
         }
+        guard let failure else { return (new, true) }
+        reportUnsaved(failure)
+        return (new, false)
     }
 
     /// The provider refused `stored`'s refresh token for good and only a person can sign in
@@ -528,18 +534,22 @@ public actor Requester {
         }
     }
 
-    /// Stores `new` and returns nil; when the store fails, reports it and returns the
-    /// error, so the tokens are kept in memory (and stored on the next use) rather than
-    /// losing tokens the server has already rotated to.
-    private func persist(_ new: TokenSet) async -> AuthError? {
+    /// Stores `new`; nil when stored, else the store's error (then the caller keeps them in
+    /// memory, stored on the next use, rather than losing tokens the server has already
+    /// rotated to, and says so with ``reportUnsaved(_:)``).
+    private func store(_ new: TokenSet) async -> AuthError? {
         do throws(AuthError) {
             try await account.saveTokens(new)
             return nil
         } catch {
-            logger.error("could not store the new tokens (\(error)); keeping them in memory and trying again on next use")
-            emit(.tokensNotSaved(error.description))
             return error
         }
+    }
+
+    /// Says once that new tokens are held in memory only.
+    private func reportUnsaved(_ error: AuthError) {
+        logger.error("could not store the new tokens (\(error)); keeping them in memory and trying again on next use")
+        emit(.tokensNotSaved(error.description))
     }
 
     /// `Bearer <token>`, built once per access token (held with the tokens).

@@ -183,7 +183,8 @@ public final class EtcdStore: SecureStore {
             guard let entry else {
                 // Items without a parameters record: it was deleted. Starting a new fleet over
                 // them (or calling the fleet empty) would orphan them for good.
-                if try !client.list(prefix: itemsPrefix, limit: 1, keysOnly: true).isEmpty {
+                let existing = try client.list(prefix: itemsPrefix, keysOnly: true)
+                if existing.contains(where: { FleetFormat.isItemName(String(decoding: $0.key, as: UTF8.self).dropFirst(itemsPrefix.count)) }) {
                     throw .corrupted(
                         "the fleet's parameters record \(parametersKey) is missing but items remain under \(itemsPrefix): "
                             + "it was deleted; restore it (etcd snapshot or backup); vault will not start a new fleet over them")

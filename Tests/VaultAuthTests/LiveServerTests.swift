@@ -212,6 +212,28 @@ extension LiveServerTests {
             }
         }
 
+        /// The write of a refresher whose lock lapsed is refused (another process wrote the
+        /// item since it read it); when what the other stored is not fresh (its refresh failed),
+        /// this refresh's tokens are the good ones and are stored over it, silently.
+        @Test("a refused write of new tokens over stale ones stores them after a fresh read, without a warning")
+        func aRefusedWriteOverStaleTokensStoresTheNewOnes() async throws {
+            try await withLiveServer(accessTTL: 4) { live in
+                let store = ConflictOnceStore(InMemoryStore())
+                let old = try await live.login(into: live.account(in: store))
+                let events = Recorder<RequesterEvent>()
+                let requester = Requester(
+                    account: live.account(in: store), provider: live.provider(), transport: live.transport,
+                    configuration: Requester.Configuration(lock: .inProcessOnly), onEvent: { events.append($0) })
+                try await sleep(until: staleMoment(of: old))
+                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(store.refusedOnce.withLock { $0 }, "the first write was refused")
+                let stored = try #require(try await live.account(in: store).loadTokens())
+                #expect(sameTokens(await requester.currentTokens, stored), "the new tokens were stored")
+                #expect(stored.accessToken != old.accessToken)
+                #expect(!events.all.contains { if case .tokensNotSaved = $0 { true } else { false } })
+            }
+        }
+
         @Test(
             "two Requesters on one encrypted file and lock directory (two processes): one refresh, one adopts; a new one uses the rotated tokens"
         )
@@ -586,5 +608,32 @@ final class StallingStore: SecureStore {
             stall()
         }
         return item
+    }
+}
+
+/// A store whose first write of a tokens item after the login is refused as a conflict
+/// (as an etcd store refuses a write over an item another machine changed).
+final class ConflictOnceStore: SecureStore {
+    let base: any SecureStore
+    let tokenSaves = Mutex(0)
+    let refusedOnce = Mutex(false)
+
+    init(_ base: any SecureStore) { self.base = base }
+
+    var backendName: String { base.backendName }
+    func load(_ key: CredentialKey) throws(VaultError) -> Credential? { try base.load(key) }
+    func remove(_ key: CredentialKey) throws(VaultError) { try base.remove(key) }
+    func list(server: String?) throws(VaultError) -> [CredentialInfo] { try base.list(server: server) }
+    func save(_ credential: Credential) throws(VaultError) {
+        if credential.key.kind == .tokens,
+            tokenSaves.withLock({ count in
+                count += 1
+                return count
+            }) == 2
+        {
+            refusedOnce.withLock { $0 = true }
+            throw .conflict("\(credential.key) was changed by another process")
+        }
+        try base.save(credential)
     }
 }

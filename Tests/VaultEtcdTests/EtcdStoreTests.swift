@@ -295,6 +295,18 @@ struct EtcdStoreTests {
         #expect(try admin.get(configuration.prefix + "params") == nil, "no new fleet was started over the old items")
     }
 
+    @Test func anotherProgramsKeyUnderItemsDoesNotStopANewFleet() throws {
+        let configuration = try configuration()
+        let foreign = configuration.prefix + "items/README"
+        let client = try EtcdClient(configuration: configuration)
+        #expect(try client.put(foreign, Array("theirs".utf8), ifRevisionOf: foreign, is: 0) == nil)
+        let store = try store(configuration)
+        #expect(try store.list().isEmpty)
+        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        #expect(try store.list().map(\.account) == ["a"])
+        #expect(try client.get(foreign)?.value == Array("theirs".utf8))
+    }
+
     @Test func keysOfAnotherShapeUnderItemsAreNotItems() throws {
         let configuration = try configuration()
         let store = try store(configuration)
