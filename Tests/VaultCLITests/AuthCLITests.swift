@@ -165,10 +165,11 @@ struct AuthFixture: Sendable {
     }
 
     @Test func aDeadRefreshTokenLeadsToOneSilentLogin() async throws {
-        try await withAuthFixture(accessTTL: 1, refreshTTL: 60) { fixture in
+        // A 3 s token: the silent login's token must outlive a loaded machine's slow answers.
+        try await withAuthFixture(accessTTL: 3, refreshTTL: 60) { fixture in
             #expect(try await fixture.login().status == 0)
             _ = fixture.server.revokeRefreshTokens(login: "alice")
-            try await Task.sleep(for: .milliseconds(1200))
+            try await Task.sleep(for: .milliseconds(3200))
             let result = try await fixture.request(verbose: true)
             #expect(result.status == 0, "\(result.err)")
             #expect(result.err.contains("logged in again"))
