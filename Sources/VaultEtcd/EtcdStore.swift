@@ -49,11 +49,17 @@ public final class EtcdStore: SecureStore {
     /// - Parameters:
     ///   - passphrase: the fleet passphrase, asked when the keys are first needed.
     ///   - kdf: the work factor when this store creates the fleet's parameters record.
-    public init(client: EtcdClient, passphrase: PassphraseSource, kdf: KDFParameters = .default) {
+    ///   - keyCache: where the derived key is kept between processes (the file backend's
+    ///     kernel-keyring cache, `VAULT_KEY_CACHE_TTL`), or nil.
+    public init(client: EtcdClient, passphrase: PassphraseSource, kdf: KDFParameters = .default, keyCache: KeyCachePolicy? = nil) {
         self.client = client
         self.passphraseSource = passphrase
         self.newFleetKDF = kdf
+        self.keyCache = keyCache
     }
+
+    /// Where derived keys are kept between processes, or nil.
+    public let keyCache: KeyCachePolicy?
 
     /// `"etcd"`; see ``SecureStore/backendName``.
     public var backendName: String { "etcd" }
@@ -195,10 +201,16 @@ public final class EtcdStore: SecureStore {
                 }
                 let parameters = FleetFormat.Parameters(kdf: newFleetKDF, salt: VaultFileFormat.newSalt())
                 let passphrase = try passphrase(for: .create)
-                let keys = FleetFormat.Keys(master: try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master)
+                let master = try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master
+                let keys = FleetFormat.Keys(master: master)
                 let record = FleetFormat.record(parameters, keys: keys, recordKey: parametersKey)
                 switch try client.write(.put(parametersKey, record), guards: [(parametersKey, 0)]) {
                 case .written(let revision):
+                    if let keyCache {
+                        keyCache.cache.store(
+                            FleetFormat.cacheName(prefix: prefix, record: record), key: master.withUnsafeBytes { Array($0) },
+                            lifetime: keyCache.lifetime)
+                    }
                     return remember(record: record, keys: keys, revision: revision)
                 case .conflict(let raced):
                     // Another machine created the fleet meanwhile: take theirs.
@@ -209,11 +221,24 @@ public final class EtcdStore: SecureStore {
                 return remember(record: entry.value, keys: kept, revision: entry.modRevision)
             }
             let parameters = try FleetFormat.parse(entry.value)
+            // The key cache first: a kept key that does not verify the record is dropped.
+            let cacheName = keyCache.map { _ in FleetFormat.cacheName(prefix: prefix, record: entry.value) }
+            if let keyCache, let cacheName, let master = keyCache.cache.load(cacheName), master.count == 32 {
+                let keys = FleetFormat.Keys(master: SymmetricKey(data: master))
+                if FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) {
+                    return remember(record: entry.value, keys: keys, revision: entry.modRevision)
+                }
+                keyCache.cache.remove(cacheName)
+            }
             let passphrase = try passphrase(for: .unlock)
-            let keys = FleetFormat.Keys(master: try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master)
+            let master = try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master
+            let keys = FleetFormat.Keys(master: master)
             guard FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) else {
                 state.withLock { $0.passphrase = nil }
                 throw .wrongPassphrase
+            }
+            if let keyCache, let cacheName {
+                keyCache.cache.store(cacheName, key: master.withUnsafeBytes { Array($0) }, lifetime: keyCache.lifetime)
             }
             return remember(record: entry.value, keys: keys, revision: entry.modRevision)
         }

@@ -113,6 +113,14 @@ enum FleetFormat {
         return hex(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
     }
 
+    /// The name the fleet's key is kept under in the key cache: `vault:` and 32 hex digits of
+    /// a hash of the prefix and the parameters record (work factor and salt), so a key is
+    /// only ever tried on the fleet it was derived for; nothing readable about either.
+    static func cacheName(prefix: String, record: [UInt8]) -> String {
+        let digest = SHA256.hash(data: Array("vault etcd key cache v1\u{0}\(prefix)\u{0}".utf8) + record)
+        return "vault:" + hex(digest.prefix(16))
+    }
+
     /// The hidden name of an account's refresh lock: from the same key as item names but
     /// another domain, so etcd cannot tell which item a lock belongs to.
     static func lockName(server: String, account: String, keys: Keys) -> String {

@@ -87,6 +87,21 @@ struct EtcdCLITests {
         }
     }
 
+    @Test func theKernelKeyCacheServesTheFleetKeyToLaterProcesses() async throws {
+        try await withTemporaryDirectory("vault-fleet") { root in
+            let machine = try machines(1, in: root, extra: ["VAULT_KEY_CACHE_TTL": "60"])[0]
+            #expect(try await machine.vault(["save", "--server", "s", "--account", "a"], stdin: "cached").status == 0)
+            var noPassphrase = machine.environment
+            noPassphrase.removeValue(forKey: "VAULT_PASSPHRASE")
+            let loaded = try await VaultProcess.vaultAsync(["load", "--server", "s", "--account", "a"], environment: noPassphrase)
+            #expect(loaded.status == 0, "\(loaded.err)")
+            #expect(loaded.out == "cached")
+            // Off, the passphrase is needed again (exit 2: no source, no terminal).
+            noPassphrase["VAULT_KEY_CACHE_TTL"] = "0"
+            expectOneLine(try await VaultProcess.vaultAsync(["load", "--server", "s", "--account", "a"], environment: noPassphrase), status: 2)
+        }
+    }
+
     @Test func aWrongFleetPassphraseExits3AndChangesNothing() async throws {
         try await withTemporaryDirectory("vault-fleet") { root in
             let fleet = try machines(2, in: root)

@@ -84,6 +84,29 @@ struct EtcdStoreTests {
         #expect(throws: VaultError.self) { try store.list() }
     }
 
+    @Test func theKeyCacheSparesLaterProcessesThePassphraseAndDropsAKeyThatDoesNotFit() throws {
+        let configuration = try configuration()
+        let cache = MemoryKeyCache()
+        let policy = KeyCachePolicy(cache: cache, lifetime: 60)
+        let first = EtcdStore(
+            client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret(Self.passphrase)), kdf: KDFParameters(log2N: 10),
+            keyCache: policy)
+        try first.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        #expect(cache.count == 1, "the new fleet's key was kept")
+        let asked = Mutex(0)
+        let counting = PassphraseSource { _ in
+            asked.withLock { $0 += 1 }
+            return Secret(Self.passphrase)
+        }
+        let second = EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: counting, keyCache: policy)
+        #expect(try second.load(server: "s", account: "a")?.secret == Secret("x"))
+        #expect(asked.withLock { $0 } == 0, "the kept key was used")
+        cache.replaceAll(with: Array(repeating: 7, count: 32))
+        let third = EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: counting, keyCache: policy)
+        #expect(try third.load(server: "s", account: "a")?.secret == Secret("x"))
+        #expect(asked.withLock { $0 } == 1, "a key that does not verify the record is dropped and the passphrase asked")
+    }
+
     @Test func aWriteOverAnItemAnotherMachineChangedSinceItWasReadIsRefused() throws {
         let shared = try configuration()
         let first = try store(shared)
@@ -347,4 +370,18 @@ struct EtcdStoreTests {
         }
         await hold.release()
     }
+}
+
+/// A key cache in memory, standing in for the kernel keyring (which the CLI test uses).
+final class MemoryKeyCache: DerivedKeyCache {
+    private let keys = Mutex<[String: [UInt8]]>([:])
+    var count: Int { keys.withLock { $0.count } }
+    func load(_ name: String) -> [UInt8]? { keys.withLock { $0[name] } }
+    func store(_ name: String, key: [UInt8], lifetime: Int) -> Bool {
+        keys.withLock { $0[name] = key }
+        return true
+    }
+    func remove(_ name: String) { keys.withLock { $0[name] = nil } }
+    var unavailability: String? { nil }
+    func replaceAll(with key: [UInt8]) { keys.withLock { keys in for name in keys.keys { keys[name] = key } } }
 }
