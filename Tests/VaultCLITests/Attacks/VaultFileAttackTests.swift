@@ -169,6 +169,19 @@ final class VaultFileAttackTests {
             if let only = opening.first { current = only }
         }
         #expect(killedMidWrite >= 6, "kills that certainly landed mid-write: \(killedMidWrite)")
+        // One more writer killed mid-write, so a stale copy is certainly there (the last
+        // round's kill may have come after it removed the earlier ones).
+        let stale = temporaryFiles()
+        let last = try ChildProcess.start(
+            VaultProcess.vaultPath, ["passwd", "--new-passphrase-file", file("next-last", "last-phrase")],
+            environment: env(["VAULT_PASSPHRASE": current, "VAULT_TEST_WRITE_DELAY_MS": "400"]))
+        let landed = await waitForNewTemporaryFile(besides: stale, limit: 10)
+        last.kill()
+        _ = try await last.finishAsync()
+        #expect(landed, "the last writer was killed mid-write")
+        let opening = try await passphrasesThatOpen([current, "last-phrase"], expected: expected)
+        #expect(opening.count == 1, "after the last kill: opens under \(opening)")
+        if let only = opening.first { current = only }
         // The killed writers' copies (each a whole vault under a passphrase now retired)
         // are gone after the next passwd, which holds the lock.
         #expect(!temporaryFiles().isEmpty, "the kills left temporary files")
