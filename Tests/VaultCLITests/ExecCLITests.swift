@@ -73,11 +73,17 @@ struct ExecCLITests {
             try await Self.saveSecret(fixture)
             let seven = try await fixture.vault(["exec", "--env", "S=alice@https://db.example.com", "--", "/bin/sh", "-c", "exit 7"])
             #expect(seven.status == 7 && seven.err.isEmpty, "\(seven.err)")
-            // What the command holds open is what the same command started directly holds (the
-            // test runner's own descriptors included): nothing of vault's (its file, locks, D-Bus).
+            // What the command holds open is what the same command started directly holds:
+            // nothing of vault's (its file, locks, D-Bus, event loop). Both start with only
+            // stdin, stdout and stderr (a wrapper closes what the test runner's concurrent tests
+            // let them inherit, which differs from one moment to the next).
             let list = "for fd in /proc/$$/fd/*; do readlink \"$fd\"; done | tr -d 0-9 | sort"
-            let viaVault = try await fixture.vault(["exec", "--env", "S=alice@https://db.example.com", "--", "/bin/sh", "-c", list])
-            let direct = try await ChildProcess.runAsync("/bin/sh", ["-c", list], environment: fixture.env)
+            let onlyStdio = "import os, sys; os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])"
+            let viaVault = try await ChildProcess.runAsync(
+                "/usr/bin/python3",
+                ["-c", onlyStdio, VaultProcess.vaultPath, "exec", "--env", "S=alice@https://db.example.com", "--", "/bin/sh", "-c", list],
+                environment: fixture.env)
+            let direct = try await ChildProcess.runAsync("/usr/bin/python3", ["-c", onlyStdio, "/bin/sh", "-c", list], environment: fixture.env)
             #expect(viaVault.status == 0 && direct.status == 0, "\(viaVault.err)")
             #expect(viaVault.out == direct.out, "no descriptor of vault's leaks into the command: \(viaVault.out) against \(direct.out)")
 
