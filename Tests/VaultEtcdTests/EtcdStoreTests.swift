@@ -384,7 +384,7 @@ final class MemoryKeyCache: DerivedKeyCache {
     func remove(_ name: String) { keys.withLock { $0[name] = nil } }
     func removeAll(prefix: String) -> Int {
         keys.withLock { keys in
-            let names = keys.keys.filter { $0.hasPrefix(prefix) }
+            let names = keys.keys.filter { KeyCachePolicy.isVaultName($0, prefix: prefix) }
             for name in names { keys[name] = nil }
             return names.count
         }

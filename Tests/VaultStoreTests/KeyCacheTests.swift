@@ -27,7 +27,7 @@ final class MemoryKeyCache: DerivedKeyCache {
     func remove(_ name: String) { entries.withLock { $0[name] = nil } }
     func removeAll(prefix: String) -> Int {
         entries.withLock { entries in
-            let names = entries.keys.filter { $0.hasPrefix(prefix) }
+            let names = entries.keys.filter { KeyCachePolicy.isVaultName($0, prefix: prefix) }
             for name in names { entries[name] = nil }
             return names.count
         }
@@ -207,12 +207,16 @@ struct KeyCacheTests {
         for size in [0, 31, 33, 63, 65] { #expect(CachedVaultKey(payload: [UInt8](repeating: 1, count: size)) == nil) }
     }
 
-    @Test("removeAll(prefix:) forgets only the names with that prefix")
-    func removeAllByPrefix() {
-        let cache = MemoryKeyCache()
-        for name in ["vault:a", "vault:b", "vault-fleet:c", "vaultish:d"] { cache.put(name, [1]) }
-        #expect(cache.removeAll(prefix: KeyCachePolicy.fileKeyPrefix) == 2)
-        #expect(Set(cache.names) == ["vault-fleet:c", "vaultish:d"])
+    @Test("vault's key names: the prefix and 32 lower-case hexadecimal digits, nothing else")
+    func vaultNames() {
+        let digits = String(repeating: "0123456789abcdef", count: 2)
+        #expect(KeyCachePolicy.isVaultName("vault:" + digits, prefix: "vault:"))
+        #expect(KeyCachePolicy.isVaultName("vault-fleet:" + digits, prefix: "vault-fleet:"))
+        for other in [
+            "vault:mine-not-vaults", "vault:" + digits + "0", "vault:" + digits.uppercased(), "vault:" + digits.dropLast(), "vaultx:" + digits,
+        ] {
+            #expect(!KeyCachePolicy.isVaultName(other, prefix: "vault:"), "\(other)")
+        }
     }
 
     @Test("VAULT_KEY_CACHE_TTL: default 600, 0 is off, anything else but whole seconds up to a week is refused")

@@ -141,14 +141,8 @@ public final class EncryptedFileStore: SecureStore {
             guard try currentItems(&state, mayAsk: true) != nil, let current = state.header, let currentKeys = state.keys else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
             }
-            if state.passphrase == nil {
-                // Opened with the cached key: a new passphrase still needs the current one.
-                let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: true)
-                guard try current.kdf.deriveKeys(passphrase: passphrase, salt: current.salt).masterBytes == currentKeys.masterBytes else {
-                    state.passphrase = nil
-                    throw .wrongPassphrase
-                }
-            }
+            // Opened with the cached key: a new passphrase still needs the current one.
+            try confirmPassphrase(header: current, keys: currentKeys, state: &state)
             guard newPassphrase != state.passphrase else {
                 throw .invalidInput("the new passphrase is the same as the current one; the vault is unchanged")
             }
@@ -308,8 +302,9 @@ public final class EncryptedFileStore: SecureStore {
     /// Why the key cache cannot be used here, or nil (also nil without a policy).
     public var keyCacheUnavailability: String? { keyCache?.cache.unavailability }
 
-    /// Opens the vault (asking for the passphrase unless the key is kept already) and keeps
-    /// its key for `lifetime` seconds (default: the policy's). `.invalidInput` without a vault
+    /// Opens the vault and keeps its key for `lifetime` seconds (default: the policy's). The
+    /// passphrase is always needed (given, or asked for), even when the key is kept already:
+    /// a kept key alone never lengthens its own life. `.invalidInput` without a vault
     /// file or without a policy; false when the cache refused the key.
     @discardableResult
     public func cacheKey(lifetime: Int? = nil) throws(VaultError) -> Bool {
@@ -318,14 +313,12 @@ public final class EncryptedFileStore: SecureStore {
             guard try currentItems(&state, mayAsk: true) != nil, let header = state.header, let keys = state.keys else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
             }
-            let name = KeyCachePolicy.name(path: path, header: header)
-            // The passphrase is known when it was given or asked; else the kept entry (its
-            // verifier with it) is kept again for the new lifetime.
-            let entry =
-                state.passphrase.map { CachedVaultKey(master: keys.masterBytes, passphrase: $0) }
-                ?? keyCache.cache.load(name).flatMap { CachedVaultKey(payload: $0) }
-            guard let entry, entry.master == keys.masterBytes else { return false }
-            return keyCache.cache.store(name, key: entry.payload, lifetime: lifetime ?? keyCache.lifetime)
+            // A kept key alone never lengthens its own life: the passphrase is needed (given or asked).
+            try confirmPassphrase(header: header, keys: keys, state: &state)
+            guard let passphrase = state.passphrase else { return false }
+            return keyCache.cache.store(
+                KeyCachePolicy.name(path: path, header: header), key: CachedVaultKey(master: keys.masterBytes, passphrase: passphrase).payload,
+                lifetime: lifetime ?? keyCache.lifetime)
         }
     }
 
@@ -335,6 +328,18 @@ public final class EncryptedFileStore: SecureStore {
         guard let cache = cache ?? keyCache?.cache, let bytes = try FileOperations.readPrivateFile(path) else { return }
         cache.remove(KeyCachePolicy.name(path: path, header: try VaultFileFormat.parseHeader(bytes)))
         state.withLock { forgetKeys(&$0) }
+    }
+
+    /// Makes sure the passphrase is known and is the one of `keys` (a vault opened with a
+    /// kept key may not know it yet): given or asked for now, checked by deriving the key.
+    /// `.wrongPassphrase` when it is not the current one.
+    private func confirmPassphrase(header: VaultFileFormat.Header, keys: VaultKeys, state: inout State) throws(VaultError) {
+        guard state.passphrase == nil else { return }
+        let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: true)
+        guard try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt).masterBytes == keys.masterBytes else {
+            state.passphrase = nil
+            throw .wrongPassphrase
+        }
     }
 
     /// The passphrase already known, else the source's (remembered). Never asks when

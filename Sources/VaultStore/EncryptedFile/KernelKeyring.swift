@@ -77,8 +77,8 @@ public final class KernelKeyring: DerivedKeyCache {
     }
 
     /// See ``DerivedKeyCache/removeAll(prefix:)``: every key of type `user` linked in the user
-    /// keyring whose name starts with `prefix` is invalidated; keys of other types, and
-    /// other names, are left alone.
+    /// keyring named `prefix` and 32 hexadecimal digits (the shape of vault's names) is
+    /// invalidated; keys of other types, and other names, are left alone.
     @discardableResult
     public func removeAll(prefix: String) -> Int {
         var ids = [Int32](repeating: 0, count: 256)
@@ -100,7 +100,7 @@ public final class KernelKeyring: DerivedKeyCache {
             let description = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             // "type;uid;gid;perm;name": the name is what follows the fourth semicolon.
             let fields = description.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, fields[0] == "user", fields[4].hasPrefix(prefix) else { continue }
+            guard fields.count == 5, fields[0] == "user", KeyCachePolicy.isVaultName(fields[4], prefix: prefix) else { continue }
             if vault_keyring_invalidate(id) == 0 { removed += 1 }
         }
         return removed

@@ -25,7 +25,9 @@ public protocol DerivedKeyCache: Sendable {
     func store(_ name: String, key: [UInt8], lifetime: Int) -> Bool
     /// Forgets the key under `name` at once; nothing happens when there is none.
     func remove(_ name: String)
-    /// Forgets every key whose name starts with `prefix` (`vault lock --all`); how many.
+    /// Forgets every key named `prefix` and 32 lower-case hexadecimal digits, the shape of the
+    /// names vault gives its keys (`vault lock --all`); how many. Other names, even with
+    /// that prefix, are not vault's and stay.
     @discardableResult
     func removeAll(prefix: String) -> Int
     /// Why the cache cannot be used here (a refused system call), or nil when it can.
@@ -76,6 +78,13 @@ public struct KeyCachePolicy: Sendable {
     public static let fleetKeyPrefix = "vault-fleet:"
     /// The prefixes of every name vault keeps a key under (`vault lock --all`).
     public static let everyPrefix = [fileKeyPrefix, fleetKeyPrefix]
+
+    /// True for `name` of vault's shape: `prefix`, then 32 lower-case hexadecimal digits.
+    public static func isVaultName(_ name: some StringProtocol, prefix: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let digits = name.utf8.dropFirst(prefix.utf8.count)
+        return digits.count == 32 && digits.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
 
     /// The default lifetime: ten minutes.
     public static let defaultLifetime = 600

@@ -110,6 +110,23 @@ extension KeyCacheCLITests {
         }
     }
 
+    @Test("vault unlock needs the passphrase even with the key kept: a kept key never lengthens its own life")
+    func unlockNeedsThePassphrase() async throws {
+        try await withTemporaryDirectory("vault-keycache-attack") { dir in
+            let vault = Vault(dir: dir, ttl: 60)
+            defer { _ = try? VaultProcess.vault(["lock"], environment: vault.withoutPassphrase) }
+            #expect(try await vault.save().status == 0)
+            let none = try await vault.run(["unlock", "--ttl", "604800"], env: vault.withoutPassphrase)
+            #expect(none.status == 2 && none.err.contains("no passphrase"), "unlock without a passphrase: \(none.err)")
+            expectCacheRefused(
+                try await vault.run(["unlock", "--ttl", "604800"], env: Self.with(vault, passphrase: "wrong passphrase")), "unlock, wrong passphrase")
+            let timeouts = try String(contentsOfFile: "/proc/keys", encoding: .utf8).split(separator: "\n").filter { $0.contains(" vault:") }
+            #expect(!timeouts.contains { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first == "1w" }, "\(timeouts)")
+            let right = try await vault.run(["unlock", "--ttl", "90"], env: vault.withPassphrase)
+            #expect(right.status == 0 && right.err.contains("kept for 90 s"), "\(right.err)")
+        }
+    }
+
     @Test("two passwd at once with the key kept: afterwards exactly one of the three passphrases opens the vault")
     func concurrentPasswd() async throws {
         try await withTemporaryDirectory("vault-keycache-attack") { dir in
@@ -148,10 +165,11 @@ extension KeyCacheCLITests {
             var env = VaultProcess.baseEnvironment(home: dir)
             env["VAULT_BACKEND"] = "file"
             env["VAULT_KEY_CACHE_TTL"] = "120"
-            // A key of the same user that vault did not write, added with add_key(2) from Python.
+            // A key of the same user that vault did not write (its name starts like vault's),
+            // added with add_key(2) from Python.
             let addNeighbour = """
                 python3 -c 'import ctypes, os; n = {"x86_64": 248, "aarch64": 217}[os.uname().machine]; \
-                print(ctypes.CDLL(None, use_errno=True).syscall(n, b"user", b"vaultish-neighbour", b"not vaults", 10, -4))'
+                print(ctypes.CDLL(None, use_errno=True).syscall(n, b"user", b"vault:mine-not-vaults", b"not vaults", 10, -4))'
                 """
             let script = """
                 set -u
@@ -160,13 +178,13 @@ extension KeyCacheCLITests {
                         VAULT_PASSPHRASE="passphrase $name" "$VAULT" save --server s --account a --file "$DIR/$name.db" || exit 10
                 done
                 \(addNeighbour) >/dev/null || exit 11
-                grep -c ' vault:' /proc/keys
+                grep -cE ' vault:[0-9a-f]{32}: ' /proc/keys
                 "$VAULT" lock --all 2>&1 || exit 12
                 for name in a b; do
                     "$VAULT" load --server s --account a --file "$DIR/$name.db" 2>/dev/null; echo " load-$name=$?"
                 done
-                grep -c ' vault:' /proc/keys
-                grep -c 'vaultish-neighbour' /proc/keys
+                grep -cE ' vault:[0-9a-f]{32}: ' /proc/keys
+                grep -c 'vault:mine-not-vaults' /proc/keys
                 """
             env["VAULT"] = vault
             env["DIR"] = dir
