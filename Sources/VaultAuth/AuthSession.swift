@@ -70,6 +70,20 @@ public struct AuthSession: Sendable {
         return tokens
     }
 
+    /// Refuses now, before anything is asked or sent, a directory that the account's refresh
+    /// lock file would be refused in later (``PrivateDirectory``: another user's, or one the
+    /// group or others can write to), rather than at the first refresh, a token lifetime
+    /// later: `.store(.permission)`. A directory that does not exist yet is created private
+    /// when the lock is first taken. Nothing to check for a store that brings its own lock.
+    public func checkLockDirectory() throws(AuthError) {
+        guard let files = configuration.lock.locking(for: items.store) as? FileAccountLocking else { return }
+        do throws(VaultError) {
+            try PrivateDirectory.checkIfPresent(files.directory, what: "the lock directory")
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// Runs `body` holding the account's refresh lock (the Requester's, across processes), so
     /// a refresh that is under way cannot write its tokens over a new sign-in's, or back after
     /// a logout. Without a cross-process lock (``RefreshLock/Placement/inProcessOnly``) it just runs.
