@@ -153,6 +153,11 @@ public struct AuthSession: Sendable {
     public struct LogoutReport: Sendable {
         /// The tokens the provider was told to revoke (`refresh_token`, `access_token`).
         public var revoked: [String] = []
+        /// Whether the account had tokens to forget (false: it was not logged in).
+        public var hadTokens = false
+        /// Whether the provider was to be told: `revoke`, and a revocation endpoint (RFC 7009) in
+        /// the settings. Without one it is not told, and the tokens stay valid there until they expire.
+        public var canRevoke = false
         /// Why the provider could not be told, when it could not; the local items are gone anyway.
         public var revocationFailure: AuthError?
         /// The settings the account had (for an end-session request), nil when it had none.
@@ -185,6 +190,8 @@ public struct AuthSession: Sendable {
         }
         report.settings = settings
         report.idToken = tokens?.idToken
+        report.hadTokens = tokens != nil
+        report.canRevoke = revoke && settings?.revocationURL != nil
         guard revoke, let settings, settings.revocationURL != nil, let tokens else { return report }
         let provider: OAuth2Provider
         do throws(AuthError) {
