@@ -70,6 +70,20 @@ public struct AuthSession: Sendable {
         return tokens
     }
 
+    /// Refuses now, before anything is asked or sent, a directory that the account's refresh
+    /// lock file would be refused in later (``PrivateDirectory``: another user's, or one the
+    /// group or others can write to), rather than at the first refresh, a token lifetime
+    /// later: `.store(.permission)`. A directory that does not exist yet is created private
+    /// when the lock is first taken. Nothing to check for a store that brings its own lock.
+    public func checkLockDirectory() throws(AuthError) {
+        guard let files = configuration.lock.locking(for: items.store) as? FileAccountLocking else { return }
+        do throws(VaultError) {
+            try PrivateDirectory.checkIfPresent(files.directory, what: "the lock directory")
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// Runs `body` holding the account's refresh lock (the Requester's, across processes), so
     /// a refresh that is under way cannot write its tokens over a new sign-in's, or back after
     /// a logout. Without a cross-process lock (``RefreshLock/Placement/inProcessOnly``) it just runs.
@@ -139,6 +153,11 @@ public struct AuthSession: Sendable {
     public struct LogoutReport: Sendable {
         /// The tokens the provider was told to revoke (`refresh_token`, `access_token`).
         public var revoked: [String] = []
+        /// Whether the account had tokens to forget (false: it was not logged in).
+        public var hadTokens = false
+        /// Whether the provider was to be told: `revoke`, and a revocation endpoint (RFC 7009) in
+        /// the settings. Without one it is not told, and the tokens stay valid there until they expire.
+        public var canRevoke = false
         /// Why the provider could not be told, when it could not; the local items are gone anyway.
         public var revocationFailure: AuthError?
         /// The settings the account had (for an end-session request), nil when it had none.
@@ -171,6 +190,8 @@ public struct AuthSession: Sendable {
         }
         report.settings = settings
         report.idToken = tokens?.idToken
+        report.hadTokens = tokens != nil
+        report.canRevoke = revoke && settings?.revocationURL != nil
         guard revoke, let settings, settings.revocationURL != nil, let tokens else { return report }
         let provider: OAuth2Provider
         do throws(AuthError) {

@@ -90,29 +90,12 @@ public final class RefreshLock: AccountLockHold {
         return home + "/.cache/vault/locks"
     }
 
-    /// Creates `directory` (and missing parents) 0700, and refuses one that is a symlink,
-    /// is not a directory, belongs to another user, or that the group or others can use.
+    /// Creates `directory` (and missing parents) 0700, and refuses one that is not a
+    /// directory, belongs to another user, or that the group or others can write to: the
+    /// vault directory's rule (``PrivateDirectory``), so a lock beside the vault file works
+    /// wherever the vault does.
     static func preparePrivateDirectory(_ directory: String) throws(VaultError) {
-        var info = stat()
-        if lstat(directory, &info) != 0 {
-            let parent = (directory as NSString).deletingLastPathComponent
-            if !parent.isEmpty, parent != directory, lstat(parent, &info) != 0 { try preparePrivateDirectory(parent) }
-            if mkdir(directory, 0o700) != 0, errno != EEXIST {
-                throw .backendUnavailable("cannot create the lock directory \(directory): \(String(cString: strerror(errno)))")
-            }
-            guard lstat(directory, &info) == 0 else {
-                throw .backendUnavailable("cannot create the lock directory \(directory): \(String(cString: strerror(errno)))")
-            }
-        }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .permission("refusing the lock directory \(directory): it is not a directory (or is a symlink)")
-        }
-        guard info.st_uid == getuid() else {
-            throw .permission("refusing the lock directory \(directory): it belongs to user \(info.st_uid), not to you")
-        }
-        guard info.st_mode & 0o077 == 0 else {
-            throw .permission("refusing the lock directory \(directory): other users can use it; run: chmod 700 \(directory)")
-        }
+        try PrivateDirectory.prepare(directory, what: "the lock directory")
     }
 
     /// Waits (polling, off the concurrency pool) until the lock is held, at most `timeout`;

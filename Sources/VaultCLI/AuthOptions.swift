@@ -86,7 +86,9 @@ struct AuthOptions: ParsableArguments {
     }
 
     /// Runs `body` with a session for `account` on `server` over `secureStore`; shuts the
-    /// HTTP client down after. The server must have passed ``checkServer(_:account:)``.
+    /// HTTP client down after. The server must have passed ``checkServer(_:account:)``. The
+    /// refresh lock's directory is checked first (``AuthSession/checkLockDirectory()``), so
+    /// an unsafe one is refused before anything is asked or sent.
     static func withSession<T: Sendable>(
         server: String, account: String, requestTimeout: Duration, secureStore: any SecureStore, options store: StoreOptions,
         _ body: (AuthSession) async throws(AuthError) -> T
@@ -100,6 +102,7 @@ struct AuthOptions: ParsableArguments {
             reauthentication: .init(coolDown: ReauthenticationSettings.coolDown(store.environment)), logger: logger)
         let result: Result<T, AuthError>
         do throws(AuthError) {
+            try session.checkLockDirectory()
             result = .success(try await body(session))
         } catch {
             result = .failure(error)

@@ -17,6 +17,8 @@ import FoundationEssentials
 /// vault opens can become "standard output" and a write there fails instead. No signal
 /// stays blocked: a parent that starts vault from a thread that blocks signals (a thread
 /// pool's worker) would otherwise leave it deaf to Ctrl-C and `kill` at a prompt.
+/// `SIGPIPE` is ignored, so standard output that cannot be written (a closed pipe) is one
+/// line and exit 4 from ``Terminal/write(_:)`` in every command, never a death by signal.
 package enum ProcessHardening {
     package static func apply() {
         recordInheritedState()
@@ -27,6 +29,8 @@ package enum ProcessHardening {
         setNotDumpable()
         holdClosedStandardDescriptors()
         unblockSignals()
+        // After recordInheritedState: restoreForExec gives a command the default action back.
+        _ = signal(SIGPIPE, SIG_IGN)
     }
 
     /// What the process was given before ``apply()`` changed it: the core-file limit, the

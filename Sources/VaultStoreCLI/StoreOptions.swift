@@ -75,6 +75,28 @@ package struct StoreOptions: ParsableArguments {
         if let promptTimeout, !(promptTimeout.isFinite && promptTimeout > 0 && promptTimeout <= 3600) {
             throw ValidationError("--prompt-timeout must be a number of seconds, more than 0 and at most 3600")
         }
+        do throws(VaultError) { try checkStandardInput() } catch { throw ValidationError(error.description) }
+    }
+
+    /// The secret files these options name as `-` (standard input): `--passphrase-file`,
+    /// `--etcd-password-file`, or their variables, by option name.
+    package var secretFilesOnStandardInput: [String] {
+        let environment = ProcessInfo.processInfo.environment
+        let files: [(String, String?)] = [
+            ("--passphrase-file", passphraseFile ?? environment["VAULT_PASSPHRASE_FILE"]),
+            ("--etcd-password-file", etcdPasswordFile ?? environment["VAULT_ETCD_PASSWORD_FILE"]),
+        ]
+        return files.compactMap { $0.1 == PassphraseSource.standardInputName ? $0.0 : nil }
+    }
+
+    /// Refuses (`.invalidInput`, exit 2) a command line on which standard input would have to
+    /// carry two things: the secret files named `-` here, and `others`, what the command
+    /// itself reads from it (`save`'s secret, `login`'s password, a request body).
+    package func checkStandardInput(_ others: [String] = []) throws(VaultError) {
+        let readers = secretFilesOnStandardInput + others
+        guard readers.count > 1 else { return }
+        throw .invalidInput(
+            "\(readers.joined(separator: " and ")) cannot all come from standard input; give \(readers[0]) a file instead of -")
     }
 
     /// Keyring prompts are shown only with a person present: a terminal on stdin or

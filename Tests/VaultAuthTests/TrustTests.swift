@@ -197,16 +197,18 @@ struct TrustTests {
         #expect(RefreshLock.perUserDirectory(environment: ["VAULT_LOCK_DIR": "/run/vault-locks"]) == "/run/vault-locks")
     }
 
-    @Test("a lock directory other users can use, or a symlink, is refused (exit 4) and nothing is refreshed")
+    @Test("a lock directory other users can write to is refused (exit 4) and nothing is refreshed; 0755 and a link to a private one are fine")
     func unsafeLockDirectories() async throws {
         try await withTemporaryDirectory("vaultauth") { dir in
             let open = dir + "/open"
             mkdir(open, 0o755)
             chmod(open, 0o777)
-            let link = dir + "/link"
-            mkdir(dir + "/real", 0o700)
-            symlink(dir + "/real", link)
-            for directory in [open, link] {
+            let groupWritable = dir + "/group"
+            mkdir(groupWritable, 0o755)
+            chmod(groupWritable, 0o775)
+            let openLink = dir + "/open-link"
+            symlink(open, openLink)
+            for directory in [open, groupWritable, openLink] {
                 let (requester, provider, clock, _) = try await makeRequester(
                     FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
                 clock.advance(by: 61)
@@ -216,6 +218,20 @@ struct TrustTests {
                 #expect({ if case .store(.permission) = error { true } else { false } }(), "\(directory): \(String(describing: error))")
                 #expect(error?.description.contains(directory) == true)
                 #expect(provider.refreshCount == 0)
+            }
+            // The vault directory's rule: others may read and enter, not write (one rule, PrivateDirectory).
+            let readable = dir + "/readable"
+            mkdir(readable, 0o755)
+            chmod(readable, 0o755)
+            let link = dir + "/link"
+            mkdir(dir + "/real", 0o700)
+            symlink(dir + "/real", link)
+            for directory in [readable, link] {
+                let (requester, provider, clock, _) = try await makeRequester(
+                    FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
+                clock.advance(by: 61)
+                let response = try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!))
+                #expect(response.status == 200 && provider.refreshCount == 1, "\(directory)")
             }
         }
     }

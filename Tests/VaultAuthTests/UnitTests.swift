@@ -194,14 +194,17 @@ struct URLPolicyTests {
         body: Array("{}".utf8))
     let get = HTTPRequest(
         url: URL(string: "https://api.example.com/list")!,
-        headers: [("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic x"), ("X-Other", "1")])
+        headers: [
+            ("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic x"), ("X-Other", "1"),
+            ("X-Api-Key", "k-1"), ("accept", "application/json"), ("Accept-Language", "en"), ("User-Agent", "vault"),
+        ])
 
     func hop(_ request: HTTPRequest, _ status: Int, _ location: String) throws(AuthError) -> HTTPRequest? {
         try RedirectRule.next(after: request, response: HTTPResponse(status: status, headers: [("Location", location)]))
     }
 
     @Test(
-        "a cross-origin redirect of a GET drops Authorization, Proxy-Authorization and Cookie",
+        "a cross-origin redirect of a GET drops every header but Accept, Accept-Language, Content-Type and User-Agent",
         arguments: ["https://evil.example.net/x", "https://api.example.com:8443/x", "//evil.example.net/x"],
         [301, 302, 303, 307, 308])
     func crossOrigin(target: String, status: Int) throws {
@@ -210,7 +213,15 @@ struct URLPolicyTests {
         #expect(next.header("Authorization") == nil)
         #expect(next.header("Proxy-Authorization") == nil)
         #expect(next.header("Cookie") == nil)
-        #expect(next.header("X-Other") == "1")
+        #expect(next.header("X-Other") == nil && next.header("X-Api-Key") == nil, "a caller's own headers may carry keys")
+        #expect(next.header("Accept") == "application/json" && next.header("Accept-Language") == "en")
+        #expect(next.header("User-Agent") == "vault")
+    }
+
+    @Test("a same-origin redirect keeps the caller's headers")
+    func sameOriginKeepsHeaders() throws {
+        let next = try #require(try hop(get, 302, "/elsewhere"))
+        #expect(next.header("X-Api-Key") == "k-1" && next.header("X-Other") == "1" && next.header("Authorization") == "Bearer secret")
     }
 
     @Test("a 307/308 never re-sends a body to another origin", arguments: [307, 308])

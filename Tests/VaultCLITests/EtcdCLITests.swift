@@ -278,6 +278,7 @@ struct EtcdCLITests {
                 try member.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
                 let wrongFile = "\(fixture.dir)/wrong-password"
                 try "not-it".write(toFile: wrongFile, atomically: true, encoding: .utf8)
+                for file in [passwordFile, wrongFile] { chmod(file, 0o600) }  // secret files must be private
                 let secure: [String: String] = [
                     "VAULT_ETCD_CACERT": member.caFile, "VAULT_ETCD_CERT": member.certificateFile, "VAULT_ETCD_KEY": member.keyFile,
                     "VAULT_ETCD_USER": "vault-fleet", "VAULT_ETCD_PASSWORD_FILE": passwordFile,

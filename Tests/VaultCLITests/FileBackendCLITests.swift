@@ -233,7 +233,7 @@ extension SynchronousProcessSuites {
         @Test func passwdReEncryptsUnderTheNewPassphrase() throws {
             #expect(try vault("save", "--server", "s", "--account", "a", stdin: secret).status == 0)
             let newFile = "\(dir)/new-passphrase"
-            _ = FileManager.default.createFile(atPath: newFile, contents: Data("brand new phrase\n".utf8))
+            _ = FileManager.default.createFile(atPath: newFile, contents: Data("brand new phrase\n".utf8), attributes: [.posixPermissions: 0o600])
             let changed = try vault("passwd", "--new-passphrase-file", newFile)
             #expect(changed.status == 0, "\(changed.err)")
             #expect(try vault("load", "--server", "s", "--account", "a").status == 3, "old passphrase retired")

@@ -88,7 +88,7 @@ import VaultTestSupport
     @Test func invalidClientExits3WithAConfigurationMessage() async throws {
         try await withOAuthFixture { fixture, _ in
             let wrongFile = "\(fixture.dir)/wrong-secret"
-            _ = FileManager.default.createFile(atPath: wrongFile, contents: Data("nope".utf8))
+            _ = FileManager.default.createFile(atPath: wrongFile, contents: Data("nope".utf8), attributes: [.posixPermissions: 0o600])
             let login = try await login(fixture, secretFile: wrongFile)
             #expect(login.status == 3)
             #expect(login.err.contains("invalid_client"))

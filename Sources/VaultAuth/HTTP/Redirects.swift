@@ -11,15 +11,21 @@ import VaultStore
 ///   `maximumHops` times, and every target must pass `URLPolicy` (no http to a remote
 ///   host, no user info).
 /// - 303, and 301/302 after a POST, become a GET without a body, as browsers do.
-/// - Leaving the origin drops `Authorization`, `Proxy-Authorization` and `Cookie` for
-///   the rest of the chain. A request that still has a body (307, 308, or 301/302 of a
-///   PUT) is never re-sent to another origin: the hop fails instead.
+/// - Leaving the origin drops, for the rest of the chain, every header but the few that
+///   carry nothing of the caller's (``headersKeptAcrossOrigins``): the token, cookies,
+///   and any API key or other credential the caller put in a header of its own
+///   (`X-Api-Key`) stay with the origin they were meant for. A request that still has a
+///   body (307, 308, or 301/302 of a PUT) is never re-sent to another origin: the hop
+///   fails instead.
 public enum RedirectRule {
     /// The most redirects one request follows.
     public static let maximumHops = 5
 
     /// The statuses that are followed.
     public static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The only request headers a redirect to another origin keeps; all others are dropped.
+    public static let headersKeptAcrossOrigins = ["Accept", "Accept-Language", "Content-Type", "User-Agent"]
 
     /// The request to send after `response` answered `request`, or nil when `response` is
     /// not a redirect to follow.
@@ -50,7 +56,7 @@ public enum RedirectRule {
                     status: response.status,
                     message: "redirected to another origin (\(TextEscaping.escaped(origin))); vault does not re-send a request body there")
             }
-            for name in ["Authorization", "Proxy-Authorization", "Cookie"] { next = next.setting(name, to: nil) }
+            next.headers.removeAll { field in !headersKeptAcrossOrigins.contains { HTTPFieldName.same($0, field.name) } }
         }
         return next
     }

@@ -37,7 +37,11 @@ extension OAuth2Provider {
 
     /// Asks `deviceURL` for a device and user code (RFC 8628 §3.1), with the provider's scope.
     /// The text fields must be printable: a code or URI with control characters is refused
-    /// (`.server`), as is a `verification_uri` that is not http(s).
+    /// (`.server`). The person is sent to the URIs as they are, so `verification_uri` and
+    /// `verification_uri_complete` (when sent) must pass ``isVerificationURL(_:)``: https,
+    /// or http to a loopback host, without user info (`https://accounts.example.com@evil.example/`
+    /// reads as the provider but leads to `evil.example`); a response with any other is
+    /// refused (`.server`) and nothing is shown.
     public func requestDeviceAuthorization(at deviceURL: URL) async throws(AuthError) -> DeviceAuthorization {
         var fields: [(String, String)] = []
         if let scope { fields.append(("scope", scope)) }
@@ -51,7 +55,13 @@ extension OAuth2Provider {
         else {
             throw .server(status: response.status, message: "the device authorization response is not the expected JSON")
         }
-        let complete = (object["verification_uri_complete"] as? String).flatMap { Self.isWebURL($0) ? $0 : nil }
+        let complete = object["verification_uri_complete"] as? String
+        guard Self.isVerificationURL(verification), complete.map(Self.isVerificationURL) ?? true else {
+            throw .server(
+                status: response.status,
+                message: "the device authorization response sends the person to a URI that is not https (or http to loopback) "
+                    + "or that hides its host behind user info; refusing to show it")
+        }
         let expiresIn = try Self.lifetime(object["expires_in"], status: response.status)
         let interval = (object["interval"] as? NSNumber)?.doubleValue ?? 5
         return DeviceAuthorization(
@@ -88,5 +98,12 @@ extension OAuth2Provider {
             let scheme = url.scheme?.lowercased()
         else { return false }
         return scheme == "https" || scheme == "http"
+    }
+
+    /// True for a URL a person may be sent to: ``isWebURL(_:)``, and allowed by ``URLPolicy``
+    /// (https, or http to a loopback host; no user info).
+    static func isVerificationURL(_ text: String) -> Bool {
+        guard isWebURL(text), let url = URL(string: text) else { return false }
+        return (try? URLPolicy.check(url)) != nil
     }
 }

@@ -97,6 +97,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in
+            try checkStandardInput()
             if provider == .apple || apple.isGiven {
                 guard provider == .apple else { throw .invalidRequest("--team-id, --key-id and the other Apple options need --provider apple") }
                 return try await signInWithApple()
@@ -129,23 +130,39 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
+    /// Refuses (exit 2) a command line on which standard input would carry two things: the
+    /// password or Apple's code, `--client-secret-file -`, and the store's secret files named `-`.
+    private func checkStandardInput() throws(AuthError) {
+        var readers = clientSecretFile == PassphraseSource.standardInputName ? ["--client-secret-file -"] : []
+        if provider == .apple || apple.isGiven {
+            readers.append("the authorization code")
+        } else if provider != .oidc && resolvedGrant == .password {
+            readers.append("the password")
+        }
+        do throws(VaultError) { try store.checkStandardInput(readers) } catch { throw .store(error) }
+    }
+
     /// The password and client-credentials grants, and the reference API.
     private func logIn(_ settings: LoginSettings) async throws(AuthError) {
         if provider == .oauth2 && (tokenURL == nil || clientID == nil) {
             throw .invalidRequest("--provider oauth2 needs --token-url and --client-id")
         }
-        var password: Secret?
-        if settings.grant == .password {
-            if clientSecretFile == "-" { throw .invalidRequest("stdin cannot carry both the client secret and the password") }
-            do throws(VaultError) {
-                password = try SecretInput.read(prompt: "Password for \(auth.account) at \(auth.server): ")
-            } catch {
-                throw .store(error)
-            }
-            guard password?.utf8String != nil else { throw .invalidRequest("the password is not UTF-8 text") }
+        if settings.grant == .password, clientSecretFile == "-" {
+            throw .invalidRequest("stdin cannot carry both the client secret and the password")
         }
+        let prompt = "Password for \(auth.account) at \(auth.server): "
         _ = try await auth.withSession(store) { session throws(AuthError) in
-            try await session.login(settings: settings, password: password)
+            // Read within the session: its lock directory is checked before the password is asked.
+            var password: Secret?
+            if settings.grant == .password {
+                do throws(VaultError) {
+                    password = try SecretInput.read(prompt: prompt)
+                } catch {
+                    throw .store(error)
+                }
+                guard password?.utf8String != nil else { throw .invalidRequest("the password is not UTF-8 text") }
+            }
+            return try await session.login(settings: settings, password: password)
         }
         Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)")
     }
@@ -214,7 +231,7 @@ struct LoginCommand: AsyncParsableCommand {
             let secret =
                 clientSecretFile == "-"
                 ? try SecretInput.read(prompt: "Client secret: ")
-                : try PassphraseSource.readPassphraseFile(clientSecretFile)
+                : try PassphraseSource.readPassphraseFile(clientSecretFile, what: "client secret file")
             guard secret.utf8String != nil else { throw VaultError.invalidInput("the client secret is not UTF-8 text") }
             return secret
         } catch {

@@ -40,7 +40,20 @@ struct LogoutCommand: AsyncParsableCommand {
                     "logged out here, but the provider could not be told to revoke the tokens (\(failure)); they may stay valid "
                         + "at the provider until they expire")
             }
+            Terminal.note(Self.outcome(of: report, server: ServerName.normalized(auth.server), account: auth.account))
         }
+    }
+
+    /// The one line a logout that did not fail ends with: whether the provider revoked the
+    /// tokens, or was not told (no revocation endpoint), so they stay valid until they expire.
+    static func outcome(of report: AuthSession.LogoutReport, server: String, account: String) -> String {
+        let done = "logged out of \(server) as \(account)"
+        guard report.hadTokens else { return "\(done) (no tokens were kept)" }
+        guard report.canRevoke else {
+            return "\(done) here only: the provider has no revocation endpoint and was not told, "
+                + "so the tokens stay valid at the provider until they expire"
+        }
+        return "\(done); the provider revoked the tokens"
     }
 
     /// Prints the end-session URL with `id_token_hint`, `client_id` and `post_logout_redirect_uri`

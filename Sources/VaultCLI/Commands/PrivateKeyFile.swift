@@ -7,8 +7,8 @@ import VaultStoreCLI
 
 /// Reads a private key file (`--private-key-file`, `AuthKey_<KEYID>.p8`) the way ssh does:
 /// it must be a regular file (a symbolic link to one is fine) that neither the group nor
-/// others can read or write; a FIFO, a device or a directory is refused at once, never
-/// waited on. At most 1 MiB.
+/// others (nor, through an ACL, another user) can read or write (`SecretFileAccess`); a
+/// FIFO, a device or a directory is refused at once, never waited on. At most 1 MiB.
 enum PrivateKeyFile {
     static func read(_ path: String) throws(VaultError) -> [UInt8] {
         // O_NONBLOCK: opening a FIFO with no writer must not block; it is refused below.
@@ -18,7 +18,9 @@ enum PrivateKeyFile {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .invalidInput("cannot read \(path): \(String(cString: strerror(errno)))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .invalidInput("\(path) is not a regular file") }
-        guard info.st_mode & 0o077 == 0 else {
+        // ssh's rule (no access at all for the group and others), read through a POSIX ACL
+        // too: systemd's LoadCredential= file, 0440 by its ACL mask, is the service's alone.
+        guard !SecretFileAccess.isOpenToOthers(fd: fd, info: info, permissions: 0o7) else {
             throw .invalidInput(
                 "\(path) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); make it private: chmod 600 \(path)")
         }

@@ -69,6 +69,7 @@ struct RequestCommand: AsyncParsableCommand {
         let body: [UInt8]
         do throws(VaultError) {
             if data == "-" {
+                try store.checkStandardInput(["--data -"])
                 body = try BoundedRead.all(fd: STDIN_FILENO, limit: Self.maximumBodySize, what: "standard input")
             } else if data.hasPrefix("@") {
                 body = try BoundedRead.file(String(data.dropFirst()), limit: Self.maximumBodySize)

@@ -14,11 +14,16 @@ struct WhoamiCommand: AsyncParsableCommand {
         discussion: """
             The claims are those of the ID token verified at sign-in (or at the last refresh \
             that brought one); no network request is made. Exit 1 when the account has no ID \
-            token (it did not sign in with OpenID Connect).
+            token (it did not sign in with OpenID Connect). A Sign in with Apple profile that is \
+            not registered yet (the name and e-mail address of the first sign-in) is shown too; \
+            with --json under "pending_profile".
             """)
 
+    /// The `--json` key of the Sign in with Apple profile not yet registered (`name`, `email`).
+    static let pendingProfileKey = "pending_profile"
+
     @OptionGroup var auth: AuthOptions
-    @Flag(help: "Print every claim as one JSON object.")
+    @Flag(help: "Print every claim (and a pending profile, under pending_profile) as one JSON object.")
     var json = false
     @OptionGroup var store: StoreOptions
 
@@ -35,7 +40,15 @@ struct WhoamiCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.notFound)
         }
         if json {
-            let object = (try? JSONSerialization.jsonObject(with: Data(claims.json))) ?? [:]
+            var object = (try? JSONSerialization.jsonObject(with: Data(claims.json))) as? [String: Any] ?? [:]
+            // The pending profile is vault's, never a claim: a provider's claim of that name is not shown as one.
+            object[Self.pendingProfileKey] = nil
+            if let pending, !pending.isEmpty {
+                var profile: [String: String] = [:]
+                profile["name"] = pending.name
+                profile["email"] = pending.email
+                object[Self.pendingProfileKey] = profile
+            }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             Terminal.print(ASCIIJSON.escaped(String(decoding: data, as: UTF8.self)))
             return

@@ -81,20 +81,9 @@ enum FileOperations {
 
     /// Refuses a vault directory that another user owns or that the group or others can
     /// write to: they could replace the vault file (exit 4, with the command that fixes it).
+    /// The rule is ``PrivateDirectory``'s, which the refresh lock's directory follows too.
     static func checkPrivateDirectory(_ path: String) throws(VaultError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw error(errno, "cannot stat the directory \(path)") }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw .permission("refusing \(path): it is not a directory") }
-        guard info.st_uid == getuid() else {
-            throw .permission("refusing the vault directory \(path): it belongs to user \(info.st_uid), not to you (user \(getuid()))")
-        }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o022 == 0 else {
-            throw .permission(
-                "refusing the vault directory \(path): its mode \(String(mode, radix: 8)) lets other users replace files in it; "
-                    + "run: chmod go-w \(path)"
-            )
-        }
+        try PrivateDirectory.check(path, what: "the vault directory")
     }
 
     /// Creates `path` and its missing parents with mode 0700.

@@ -103,7 +103,7 @@ public struct PassphraseSource: Sendable {
         file: String?, environment: [String: String], prompter: (any SecretPrompter)? = nil
     ) throws(VaultError) -> Secret {
         if let path = file ?? environment["VAULT_NEW_PASSPHRASE_FILE"], !path.isEmpty {
-            return try readPassphraseFile(path)
+            return try readPassphraseFile(path, what: "new passphrase file")
         }
         guard let prompter, prompter.isAvailable else {
             throw .invalidInput(
@@ -116,14 +116,22 @@ public struct PassphraseSource: Sendable {
 
     /// Reads a passphrase file (`what` names it in messages); one trailing newline is
     /// dropped. A FIFO or socket (`<(...)` in a shell) is read too, but never waited on for
-    /// more than ``pipeTimeout``: one that nobody writes is an error, not a hang.
+    /// more than ``pipeTimeout``: one that nobody writes is an error, not a hang. `-` is
+    /// standard input (not a terminal: nothing would hide the passphrase as it is typed). A
+    /// regular file the group or others can read is refused (``SecretFileAccess``).
     public static func readPassphraseFile(_ path: String, what: String = "passphrase file") throws(VaultError) -> Secret {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let standardInput = path == standardInputName
+        if standardInput, isatty(STDIN_FILENO) == 1 {
+            throw .invalidInput("the \(what) is standard input (-), which is a terminal: pipe it in, or name a file")
+        }
+        let fd = standardInput ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .invalidInput("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var info = stat()
         let isPipe = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT == S_IFIFO || info.st_mode & S_IFMT == S_IFSOCK)
-        if !isPipe { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+        try SecretFileAccess.check(fd: fd, info: info, path: standardInput ? standardInputPath() : path, what: "the \(what)")
+        // Standard input's flags are shared with whoever gave it: left as they are.
+        if !isPipe, !standardInput { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         let deadline = ContinuousClock.now + pipeTimeout
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -145,6 +153,17 @@ public struct PassphraseSource: Sendable {
         let passphrase = Secret(bytes: dropOneNewline(bytes))
         guard !passphrase.isEmpty else { throw .invalidInput("the \(what) \(path) is empty") }
         return passphrase
+    }
+
+    /// The name that means standard input wherever a secret file is named: `-`.
+    public static let standardInputName = "-"
+
+    /// The file standard input was redirected from, for messages (`/proc/self/fd/0`).
+    private static func standardInputPath() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/fd/0", &buffer, buffer.count - 1)
+        guard count > 0 else { return "standard input" }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The longest a passphrase file that is a FIFO or socket is waited on: 10 s.

@@ -30,6 +30,8 @@ struct PasswdCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in
+            let newFile = newPassphraseFile ?? store.environment["VAULT_NEW_PASSPHRASE_FILE"]
+            try store.checkStandardInput(newFile == PassphraseSource.standardInputName ? ["--new-passphrase-file"] : [])
             let decision = try store.decision()
             guard decision.kind == .file else {
                 throw .invalidInput("passwd applies to the file backend only (the chosen backend is \(decision.kind.rawValue))")

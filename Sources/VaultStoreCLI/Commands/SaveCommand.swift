@@ -24,6 +24,7 @@ struct SaveCommand: ParsableCommand {
     func run() throws {
         try reportingErrors { () throws(VaultError) in
             let key = try item.key.validated()
+            try store.checkStandardInput(["the secret"])
             let secret = try SecretInput.read(prompt: "Secret for \(key.account)@\(key.server): ")
             try store.openStore().save(Credential(key: key, secret: secret, label: label))
         }

@@ -49,6 +49,7 @@ public struct GitCredentialCommand: ParsableCommand {
         guard ["get", "store", "erase"].contains(operation) else { return }
         let message: GitCredentialMessage
         do throws(VaultError) {
+            try store.checkStandardInput(["the credential git sends"])
             message = try GitCredentialMessage(parsing: Self.readMessage())
         } catch {
             try reportingErrors { () throws(VaultError) in throw error }
