@@ -229,3 +229,20 @@ struct KeyCacheTests {
         }
     }
 }
+
+@Suite("Passphrase files")
+struct PassphraseFileTests {
+    @Test("a passphrase file over 64 KiB is refused whole, never cut: another file with the same start opens nothing")
+    func oversizedFileIsRefused() throws {
+        try withTemporaryDirectory("passphrase-file") { dir in
+            let start = [UInt8](repeating: 0x61, count: PassphraseSource.maximumFileSize)
+            for (name, bytes) in [("exact", start), ("longer", start + Array("different tail".utf8)), ("newline", start + [0x0a])] {
+                _ = FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+            }
+            let exact = try PassphraseSource.readPassphraseFile("\(dir)/exact")
+            #expect(exact.bytes == start)
+            #expect(throws: VaultError.self) { try PassphraseSource.readPassphraseFile("\(dir)/longer") }
+            #expect(throws: VaultError.self) { try PassphraseSource.readPassphraseFile("\(dir)/newline") }
+        }
+    }
+}

@@ -135,7 +135,7 @@ public struct PassphraseSource: Sendable {
         let deadline = ContinuousClock.now + pipeTimeout
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 65536 {
+        while true {
             if isPipe {
                 let left = deadline - ContinuousClock.now
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -149,11 +149,19 @@ public struct PassphraseSource: Sendable {
             if n < 0 { throw .invalidInput("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             bytes.append(contentsOf: buffer[0..<n])
+            // Refused, never cut: a passphrase cut short would let another file with the same start open the vault.
+            guard bytes.count <= maximumFileSize else {
+                throw .invalidInput("the \(what) \(path) holds more than \(maximumFileSize >> 10) KiB; a passphrase file holds one passphrase")
+            }
         }
         let passphrase = Secret(bytes: dropOneNewline(bytes))
         guard !passphrase.isEmpty else { throw .invalidInput("the \(what) \(path) is empty") }
         return passphrase
     }
+
+    /// The largest secret file read (a passphrase and its newline): 64 KiB. A larger one is
+    /// refused whole.
+    public static let maximumFileSize = 65536
 
     /// The name that means standard input wherever a secret file is named: `-`.
     public static let standardInputName = "-"
