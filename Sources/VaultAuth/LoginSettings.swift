@@ -78,9 +78,21 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     /// the registration done (``AuthSession/markRegistered()``).
     public var pendingProfile: PendingProfile?
 
-    /// True when ID tokens are expected and checked: an issuer is known and the scope has `openid`.
+    /// True when ID tokens are expected and checked (a `nonce` is sent with a browser sign-in and
+    /// must come back): an issuer is known, and the provider is ``ProviderKind/oidc`` or the scope
+    /// has `openid`.
     public var isOpenIDConnect: Bool {
-        issuer != nil && (scope ?? "").split(separator: " ").contains("openid")
+        issuer != nil && (provider == .oidc || Self.scopeNames(scope).contains("openid"))
+    }
+
+    /// `scope` with `openid` in front when it lacks it (OpenID Connect Core §3.1.2.1: without it
+    /// the provider sends no ID token, and the nonce would go unchecked).
+    public static func openIDScope(_ scope: String) -> String {
+        scopeNames(scope).contains("openid") ? scope : (["openid"] + scopeNames(scope)).joined(separator: " ")
+    }
+
+    private static func scopeNames(_ scope: String?) -> [String] {
+        (scope ?? "").split(separator: " ", omittingEmptySubsequences: true).map(String.init)
     }
 
     /// True for the grants only a person can complete (browser, device): a dead refresh

@@ -66,22 +66,29 @@ enum SignInBench {
         try await verification(idToken: idToken, metadata: metadata, transport: transport)
     }
 
-    /// The browser's part: the consent page, the form, then (timed from here) the redirect.
-    static func browse(_ url: URL, client: HTTPClient, mark: Clocked) async throws {
-        let page = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
+    /// The browser's part: the start link (its redirect and cookie), the consent page, the form,
+    /// then (timed from here) the redirect back with the cookie.
+    static func browse(_ startURL: URL, client: HTTPClient, mark: Clocked) async throws {
+        let start = try await client.execute(HTTPClientRequest(url: startURL.absoluteString), timeout: .seconds(10))
+        guard let authorize = start.headers.first(name: "Location").flatMap(URL.init(string:)),
+            let cookie = start.headers.first(name: "Set-Cookie")?.split(separator: ";").first
+        else { return }
+        let page = try await client.execute(HTTPClientRequest(url: authorize.absoluteString), timeout: .seconds(10))
         let html = String(buffer: try await page.body.collect(upTo: 1 << 20))
         var fields = html.matches(of: #/<input type="hidden" name="([^"]*)" value="([^"]*)">/#).map {
             (String($0.1), String($0.2).replacingOccurrences(of: "&amp;", with: "&"))
         }
         fields += [("login", "bench"), ("password", "bench-pw"), ("decision", "allow")]
-        var post = HTTPClientRequest(url: url.scheme! + "://" + url.host! + ":\(url.port!)/oauth/authorize")
+        var post = HTTPClientRequest(url: authorize.scheme! + "://" + authorize.host! + ":\(authorize.port!)/oauth/authorize")
         post.method = .POST
         post.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         post.body = .bytes(ByteBuffer(string: fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")))
         let consent = try await client.execute(post, timeout: .seconds(10))
         guard let location = consent.headers.first(name: "Location") else { return }
         mark.value = ContinuousClock.now
-        _ = try await client.execute(HTTPClientRequest(url: location), timeout: .seconds(10))
+        var callback = HTTPClientRequest(url: location)
+        callback.headers.add(name: "Cookie", value: String(cookie))
+        _ = try await client.execute(callback, timeout: .seconds(10))
     }
 
     static func rawTokenPosts(base: String, client: HTTPClient, count: Int) async throws -> [Double] {

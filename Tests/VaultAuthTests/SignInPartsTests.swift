@@ -106,11 +106,11 @@ struct SignInPartsTests {
 
     @Test("an error redirect is read as a form: + is a space, percent escapes decoded")
     func errorRedirect() async throws {
-        let listener = try await LoopbackRedirectListener.start(state: "s-2")
+        let (listener, cookie) = try await Self.startedListener(state: "s-2")
         let port = listener.port
         let request =
             "GET /callback?error=access_denied&error_description=the+user+said%20no&state=s-2 HTTP/1.1\r\n"
-            + "Host: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+            + "Host: 127.0.0.1:\(port)\r\nCookie: \(cookie)\r\nConnection: close\r\n\r\n"
         #expect(try RawSocket.exchange(port: port, request).hasPrefix("HTTP/1.1 200"))
         #expect(try await listener.callback(timeout: .seconds(5)) == .error(code: "access_denied", description: "the user said no"))
         await listener.close()
@@ -118,23 +118,133 @@ struct SignInPartsTests {
 
     @Test("the listener: a duplicated state, a missing Host, a POST are refused; the right redirect is taken once")
     func listener() async throws {
-        let listener = try await LoopbackRedirectListener.start(state: "s-1")
+        let (listener, cookie) = try await Self.startedListener(state: "s-1")
         let port = listener.port
         func get(_ target: String, host: String? = nil, method: String = "GET") throws -> String {
-            let request = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n\r\n"
+            let request =
+                "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nCookie: \(cookie)\r\nConnection: close\r\n\r\n"
             return try RawSocket.exchange(port: port, request)
         }
         #expect(try get("/callback?code=c&state=s-1&state=s-1").hasPrefix("HTTP/1.1 400"))
         #expect(try get("/callback?code=c&state=s-1", host: "localhost:\(port)").hasPrefix("HTTP/1.1 400"))
         #expect(try get("/callback?code=c&state=s-1", method: "POST").hasPrefix("HTTP/1.1 404"))
         #expect(try get("/callback/../callback?code=c&state=s-1").hasPrefix("HTTP/1.1 404"))
+        #expect(try get("/start/not-the-token").hasPrefix("HTTP/1.1 404"), "a wrong start token is ignored")
         let twoHosts = "GET /callback?code=c&state=s-1 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nHost: evil.example\r\nConnection: close\r\n\r\n"
         #expect(try RawSocket.exchange(port: port, twoHosts).hasPrefix("HTTP/1.1 400"))
-        #expect(try get("/callback?code=the-code&state=s-1").hasPrefix("HTTP/1.1 200"))
+        let taken = try get("/callback?code=the-code&state=s-1")
+        #expect(taken.hasPrefix("HTTP/1.1 200"))
+        #expect(taken.contains("\r\nSet-Cookie: vault_signin_\(port)=; Max-Age=0;"), "the cookie is dropped: \(taken)")
         #expect(try get("/callback?code=other&state=s-1").hasPrefix("HTTP/1.1 400"), "only once")
         #expect(try await listener.callback(timeout: .seconds(5)) == .code("the-code"))
         await listener.close()
         #expect(throws: (any Error).self) { try get("/callback?code=c&state=s-1") }
+    }
+
+    @Test("the start link: a 302 to the authorization URL with a one-time HttpOnly, SameSite=Lax cookie; a second fetch ends the sign-in")
+    func startLink() async throws {
+        let listener = try await LoopbackRedirectListener.start(state: "s-3", authorizationURL: Self.authorizationURL)
+        let port = listener.port
+        let link = listener.startURL
+        #expect(link.absoluteString.hasPrefix("http://127.0.0.1:\(port)/start/") && link.lastPathComponent.count == 43)
+        let first = try Self.fetch(link, port: port)
+        #expect(first.hasPrefix("HTTP/1.1 302"), "\(first)")
+        #expect(first.contains("\r\nLocation: \(Self.authorizationURL(listener.redirectURI).absoluteString)\r\n"), "\(first)")
+        let cookie = try #require(
+            first.firstMatch(of: #/\r\nSet-Cookie: (vault_signin_[0-9]+=[A-Za-z0-9_-]{43}); HttpOnly; SameSite=Lax; Path=\/\r\n/#))
+        #expect(cookie.1.hasPrefix("vault_signin_\(port)="))
+        #expect(first.contains("\r\nReferrer-Policy: no-referrer\r\n"), "the link does not travel to the provider as a Referer")
+        let second = try Self.fetch(link, port: port)
+        #expect(second.hasPrefix("HTTP/1.1 403") && second.contains("Another program used this sign-in link"), "\(second)")
+        await #expect(throws: AuthError.self) { try await listener.callback(timeout: .seconds(5)) }
+        do {
+            _ = try await listener.callback(timeout: .seconds(5))
+        } catch {
+            #expect(error.description.contains("another program used the sign-in link"), "\(error)")
+        }
+        await listener.close()
+    }
+
+    @Test("a redirect without the link's cookie (before the link was fetched, or with another value) ends the sign-in")
+    func callbackNeedsTheCookie() async throws {
+        for cookie in [nil, "vault_signin_PORT=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"] {
+            let listener = try await LoopbackRedirectListener.start(state: "s-4", authorizationURL: Self.authorizationURL)
+            let port = listener.port
+            if cookie != nil { #expect(try Self.fetch(listener.startURL, port: port).hasPrefix("HTTP/1.1 302")) }
+            let header = cookie.map { "Cookie: \($0.replacingOccurrences(of: "PORT", with: String(port)))\r\n" } ?? ""
+            let request = "GET /callback?code=c&state=s-4 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(header)Connection: close\r\n\r\n"
+            #expect(try RawSocket.exchange(port: port, request).hasPrefix("HTTP/1.1 403"))
+            do {
+                let taken = try await listener.callback(timeout: .seconds(5))
+                Issue.record("a redirect without the cookie was taken: \(taken)")
+            } catch {
+                #expect(error.description.contains("another program used the sign-in link"), "\(error)")
+            }
+            await listener.close()
+        }
+    }
+
+    @Test("connections of another uid get nothing, are reported once, and the listener goes on waiting")
+    func otherUsersAreRefused() async throws {
+        let refusals = Recorder<RefusedConnection>()
+        let me = UInt32(geteuid())
+        let listener = try await LoopbackRedirectListener.start(
+            state: "s-5", authorizationURL: Self.authorizationURL, refused: { refusals.append($0) },
+            owner: me &+ 1)
+        let port = listener.port
+        for _ in 0..<3 {
+            #expect(try Self.fetch(listener.startURL, port: port) == "", "no answer at all")
+        }
+        #expect(await eventually { !refusals.all.isEmpty })
+        #expect(refusals.all == [RefusedConnection(uid: me)], "one report for the owner")
+        do {
+            _ = try await listener.callback(timeout: .milliseconds(300))
+            Issue.record("a refused connection ended the wait")
+        } catch {
+            #expect(error.description.contains("no sign-in arrived"), "\(error)")
+        }
+        await listener.close()
+    }
+
+    @Test("the owner of a loopback client socket, from /proc/net/tcp and tcp6 (IPv4-mapped); none in TIME_WAIT or when missing")
+    func peerOwnerTables() {
+        let loopback = inet_addr("127.0.0.1")
+        let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+        let listening = "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 100 1 0 100 0 0 10 0\n"
+        let serverSide = "   1: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 101 1 0 20 4 30 10 -1\n"
+        let client = "   2: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  4242        0 102 1 0 20 4 30 10 -1\n"
+        let timeWait = "   2: 0100007F:C350 0100007F:1F90 06 00000000:00000000 03:00001000 00000000     0        0 0 3 0\n"
+        let mapped =
+            "   0: 0000000000000000FFFF00000100007F:C350 0000000000000000FFFF00000100007F:1F90 01 00000000:00000000 "
+            + "00:00000000 00000000  1000        0 103 1 0 20 4 30 10 -1\n"
+        let connection = (client: (loopback, 0xC350), server: (loopback, 0x1F90))
+        func owner(_ tcp: String, _ tcp6: String = header) -> UInt32? {
+            LoopbackPeerOwner.uid(client: connection.client, server: connection.server, tables: [header + tcp, tcp6])
+        }
+        #expect(owner(listening + serverSide + client) == 4242, "the client's socket, not vault's own end")
+        #expect(owner(listening + serverSide) == nil, "no entry for the client: unknown")
+        #expect(owner(serverSide + timeWait) == nil, "TIME_WAIT shows uid 0: unknown, not root")
+        #expect(owner(serverSide, header + mapped) == 1000, "a dual-stack client socket in tcp6")
+        #expect(LoopbackPeerOwner.uid(client: connection.client, server: (loopback, 0x1F91), tables: [header + client]) == nil)
+        let maps = LoopbackPeerOwner.read("/proc/self/maps") ?? ""
+        #expect(maps.utf8.count > 4096 && maps.hasSuffix("\n"), "a /proc file is read to its end, not only its first page")
+    }
+
+    static func authorizationURL(_ redirectURI: String) -> URL {
+        QueryString.appending([("redirect_uri", redirectURI), ("state", "s")], to: URL(string: "https://id.example.com/authorize")!)
+    }
+
+    /// `GET` of `url` (a loopback URL) as raw HTTP; the whole answer, or "" when the connection is closed unanswered.
+    static func fetch(_ url: URL, port: Int) throws -> String {
+        try RawSocket.exchange(port: port, "GET \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+    }
+
+    /// A listener for `state` whose start link was fetched, and the cookie (`name=value`) it set.
+    static func startedListener(state: String) async throws -> (LoopbackRedirectListener, String) {
+        let listener = try await LoopbackRedirectListener.start(state: state, authorizationURL: authorizationURL)
+        let answer = try fetch(listener.startURL, port: listener.port)
+        let cookie = try #require(answer.firstMatch(of: #/\r\nSet-Cookie: ([^;\r]+)/#), "\(answer)")
+        return (listener, String(cookie.1))
     }
 }
 
@@ -220,7 +330,7 @@ struct SecondReviewTests {
 
     @Test("the browser inherits no descriptor but the standard three (no socket of vault's)")
     func browserGetsNoSockets() async throws {
-        let listener = try await LoopbackRedirectListener.start(state: "s")
+        let listener = try await LoopbackRedirectListener.start(state: "s", authorizationURL: SignInPartsTests.authorizationURL)
         defer { Task { await listener.close() } }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vault-fds-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

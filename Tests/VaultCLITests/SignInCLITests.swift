@@ -71,11 +71,11 @@ struct SignInFixture: Sendable {
 
 func withSignInFixture(
     accessTTL: Double = 60, deviceInterval: Double = 1, deviceLifetime: Double = 60, pendingAfterExpiry: Bool = false,
-    _ body: (SignInFixture) async throws -> Void
+    otherUsers: [CredentialPair] = [], _ body: (SignInFixture) async throws -> Void
 ) async throws {
     var configuration = AuthServerConfiguration(
         accessTokenLifetime: accessTTL, refreshTokenLifetime: 300,
-        users: [CredentialPair(name: "alice", secret: AuthFixture.password)])
+        users: [CredentialPair(name: "alice", secret: AuthFixture.password)] + otherUsers)
     configuration.publicClients = [SignInFixture.client]
     configuration.testControls = true
     configuration.deviceInterval = deviceInterval
@@ -95,8 +95,16 @@ struct BrowserSignInCLITests {
         try await withSignInFixture(accessTTL: 2) { fixture in
             let login = try await fixture.login()
             #expect(login.status == 0, "\(login.err)")
-            #expect(login.err.contains("/oauth/authorize?"), "the URL is printed for opening by hand")
-            #expect(login.err.contains("code_challenge_method=S256") && login.err.contains("nonce="))
+            let link = try #require(login.err.firstMatch(of: #/  (http://127\.0\.0\.1:[0-9]+/start/[A-Za-z0-9_-]{43})\n/#))
+            #expect(fixture.step("opened")?["url"] as? String == String(link.1), "the link printed for opening by hand is the browser's")
+            #expect(!login.err.contains("/oauth/authorize") && !login.err.contains("state="), "the authorization URL is not printed")
+            let start = try #require(fixture.step("start"))
+            #expect(start["status"] as? Int == 302)
+            let cookie = try #require(start["set_cookie"] as? String)
+            #expect(cookie.hasPrefix("vault_signin_") && cookie.contains("; HttpOnly") && cookie.contains("; SameSite=Lax"))
+            #expect(cookie.contains("; Path=/"))
+            let authorize = try #require(fixture.step("authorize")?["url"] as? String)
+            #expect(authorize.contains("/oauth/authorize?") && authorize.contains("code_challenge_method=S256") && authorize.contains("nonce="))
             #expect(login.err.contains("signed in: alice@vault.invalid (sub 1)"), "\(login.err)")
             try await fixture.waitForBrowser()
             let landing = try #require(fixture.step("redirect"))
@@ -169,6 +177,25 @@ struct BrowserSignInCLITests {
         }
     }
 
+    @Test("--provider oidc --scope profile still asks for openid, sends a nonce and verifies the ID token that carries it")
+    func openIDScopeIsAlwaysThere() async throws {
+        try await withSignInFixture { fixture in
+            let login = try await fixture.login(extra: ["--scope", "profile"])
+            #expect(login.status == 0, "\(login.err)")
+            #expect(login.err.contains("signed in: alice@vault.invalid (sub 1)"), "\(login.err)")
+            let authorize = try #require(fixture.step("authorize")?["url"] as? String ?? fixture.step("opened")?["url"] as? String)
+            let query = Dictionary(
+                (URLComponents(string: authorize)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+            #expect(query["scope"]?.split(separator: " ").sorted() == ["openid", "profile"], "\(authorize)")
+            #expect(query["nonce"]?.count == 43, "\(authorize)")
+            #expect(fixture.server.stats.idTokens == 1)
+            let claims = try await fixture.auth.vault(["whoami", "--server", fixture.url, "--account", "alice", "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(claims.out.utf8)) as? [String: Any], "\(claims.err)")
+            #expect(object["nonce"] as? String == query["nonce"], "the ID token carries the nonce that was sent")
+            fixture.expectNoSecrets(login)
+        }
+    }
+
     @Test("Deny: exit 3 with the provider's error and description, shown safely; nothing stored")
     func deniedSignIn() async throws {
         try await withSignInFixture { fixture in
@@ -188,8 +215,8 @@ struct BrowserSignInCLITests {
             let login = try await fixture.login(mode: "ignore", extra: ["--timeout", "1.5"])
             #expect(login.status == 3, "\(login.err)")
             #expect(login.err.contains("no sign-in arrived"), "\(login.err)")
-            let redirect = try #require(login.err.firstMatch(of: #/redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A([0-9]+)%2Fcallback/#))
-            let port = try #require(Int(redirect.1))
+            let link = try #require(login.err.firstMatch(of: #/http:\/\/127\.0\.0\.1:([0-9]+)\/start\//#))
+            let port = try #require(Int(link.1))
             #expect(!RawSocket.accepts(port), "the listener is gone")
             #expect(try fixture.storedTokens() == nil)
         }
@@ -251,7 +278,8 @@ struct BrowserSignInCLITests {
                     "--client-id", SignInFixture.client,
                 ], env: fixture.browserEnvironment())
             #expect(login.status == 0, "\(login.err)")
-            #expect(!login.err.contains("nonce="), "no nonce without OpenID Connect")
+            let authorize = try #require(fixture.step("authorize")?["url"] as? String)
+            #expect(!authorize.contains("nonce="), "no nonce without OpenID Connect")
             #expect(fixture.server.stats.jwksFetches == 0)
             let whoami = try await fixture.auth.vault(["whoami", "--server", url, "--account", "alice"])
             #expect(whoami.status == 1 && whoami.err.contains("no ID token"), "\(whoami.err)")

@@ -41,20 +41,27 @@ public struct BrowserSignIn: Sendable {
         return QueryString.appending(parameters, to: authorizationURL)
     }
 
-    /// Runs the sign-in: `present` gets the URL to open (print it), `open` may open it in a
-    /// browser. Returns the tokens (the ID token verified); nothing is stored here.
+    /// Runs the sign-in: `present` gets the link to open (print it), `open` may open it in a
+    /// browser, `refused` hears of each other user whose connections to the listener were
+    /// refused (once per user). The link is the listener's one-time start link
+    /// (``LoopbackRedirectListener/startURL``), never the authorization URL, so the `state`,
+    /// the PKCE challenge and the nonce are not in any command line. Returns the tokens (the
+    /// ID token verified); nothing is stored here.
     ///
     /// Errors: the provider's `error` redirect is ``AuthError/authentication(_:providerCode:)``
-    /// with its code and (escaped) description; the timeout is `.authentication`; the code
-    /// exchange fails as the token endpoint does. The listener is closed in every case.
-    public func run(present: @Sendable (URL) -> Void, open: @Sendable (URL) -> Void) async throws(AuthError) -> TokenSet {
+    /// with its code and (escaped) description; the timeout, and a start link used twice or a
+    /// redirect without its cookie, are `.authentication`; the code exchange fails as the token
+    /// endpoint does. The listener is closed in every case.
+    public func run(
+        present: @Sendable (URL) -> Void, open: @Sendable (URL) -> Void, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }
+    ) async throws(AuthError) -> TokenSet {
         let secrets = AuthorizationSecrets()
-        let listener = try await LoopbackRedirectListener.start(state: secrets.state)
+        let listener = try await LoopbackRedirectListener.start(
+            state: secrets.state, authorizationURL: { [self] in requestURL(secrets, redirectURI: $0) }, refused: refused)
         let result: Result<AuthorizationCallback, AuthError>
         do throws(AuthError) {
-            let url = requestURL(secrets, redirectURI: listener.redirectURI)
-            present(url)
-            open(url)
+            present(listener.startURL)
+            open(listener.startURL)
             result = .success(try await listener.callback(timeout: timeout))
         } catch {
             result = .failure(error)

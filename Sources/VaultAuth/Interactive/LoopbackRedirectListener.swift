@@ -16,14 +16,36 @@ public enum AuthorizationCallback: Sendable, Equatable {
     case error(code: String, description: String?)
 }
 
+/// A connection the sign-in listener refused because it did not come from a process of
+/// vault's own user.
+public struct RefusedConnection: Sendable, Hashable, CustomStringConvertible {
+    /// The uid owning the client's socket; nil when no owner could be found (no live entry
+    /// in the kernel's socket tables), which is refused too.
+    public let uid: UInt32?
+
+    /// `uid 4242`, or words saying the owner is unknown.
+    public var description: String { uid.map { "uid \($0)" } ?? "a process whose owner could not be determined" }
+}
+
 /// The loopback redirect listener of a native app (RFC 8252 §7.3): an HTTP server on
-/// `127.0.0.1` at a port the system picks, answering only `GET /callback`.
+/// `127.0.0.1` at a port the system picks, for the browser of vault's own user only.
 ///
-/// It accepts one redirect: the right path, the `Host` it listens on, and the `state` of
-/// the request. Anything else (another path, a wrong or missing `state`, a second redirect
-/// after the first) is answered with a short error page and ignored. The accepted redirect
-/// gets a page saying the sign-in finished and the tab can be closed. ``close()`` stops
-/// listening; nothing listens after it.
+/// - **Its own user only**: a connection is served only when the client's socket belongs to
+///   the uid vault runs as (``LoopbackPeerOwner``, from `/proc/net/tcp{,6}`). Any other
+///   connection, or one whose owner cannot be found, is closed before a byte is read and
+///   reported to `refused` (once per owner); the listener goes on waiting.
+/// - **The start link**: the browser is given ``startURL``,
+///   `http://127.0.0.1:PORT/start/<32 random bytes, base64url>`, never the authorization
+///   URL (another local user can read any process's argv). Its first `GET` answers with a
+///   302 to the authorization URL and sets a one-time cookie (`HttpOnly; SameSite=Lax;
+///   Path=/`, named after the port); a second `GET` ends the sign-in (another program used
+///   the link).
+/// - **The redirect**: `GET /callback` with the `Host` it listens on must carry that cookie,
+///   else the sign-in ends the same way; then the request's `state`. A wrong `Host`, path,
+///   start token or `state`, or a second redirect after the first, gets a short error page
+///   and is ignored. The accepted redirect gets a page saying the tab can be closed.
+///
+/// ``close()`` stops listening; nothing listens after it.
 public final class LoopbackRedirectListener: Sendable {
     /// The port it listens on.
     public let port: Int
@@ -33,19 +55,43 @@ public final class LoopbackRedirectListener: Sendable {
     /// `http://127.0.0.1:PORT/callback`.
     public var redirectURI: String { "http://127.0.0.1:\(port)/callback" }
 
+    /// The one-time link for the browser: `http://127.0.0.1:PORT/start/<token>`.
+    public var startURL: URL { URL(string: "http://127.0.0.1:\(port)/start/\(inbox.startToken)")! }
+
     private init(port: Int, channel: any Channel, inbox: CallbackInbox) {
         self.port = port
         self.channel = channel
         self.inbox = inbox
     }
 
-    /// Starts listening for the redirect that carries `state`; `.network` when no port can be bound.
-    public static func start(state: String) async throws(AuthError) -> LoopbackRedirectListener {
-        let inbox = CallbackInbox(state: state)
+    /// Starts listening for the redirect that carries `state`; the start link leads to
+    /// `authorizationURL(redirectURI)`. `refused` hears of each owner whose connections are
+    /// refused, once. `.network` when no port can be bound.
+    public static func start(
+        state: String, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL,
+        refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }
+    ) async throws(AuthError) -> LoopbackRedirectListener {
+        try await start(state: state, authorizationURL: authorizationURL, refused: refused, owner: UInt32(geteuid()))
+    }
+
+    /// ``start(state:authorizationURL:refused:)`` serving the connections of `owner` (tests
+    /// pass another uid to see their own connections refused).
+    static func start(
+        state: String, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL,
+        refused: @escaping @Sendable (RefusedConnection) -> Void, owner: UInt32
+    ) async throws(AuthError) -> LoopbackRedirectListener {
+        let inbox = CallbackInbox(state: state, refused: refused)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                // Before the connection is registered, so nothing of it is read until its owner is known.
+                NIOThreadPool.singleton.runIfActive(eventLoop: channel.eventLoop) {
+                    Self.owner(of: channel)
+                }.flatMapThrowing { found in
+                    guard found == owner else {
+                        inbox.report(RefusedConnection(uid: found))
+                        throw RefusedPeer()
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(CallbackHandler(inbox: inbox))
                 }
@@ -56,7 +102,7 @@ public final class LoopbackRedirectListener: Sendable {
                 try? await channel.close()
                 throw AuthError.network("the loopback listener has no port")
             }
-            inbox.setPort(port)
+            inbox.setPort(port, authorizationURL: authorizationURL("http://127.0.0.1:\(port)/callback"))
             return LoopbackRedirectListener(port: port, channel: channel, inbox: inbox)
         } catch let error as AuthError {
             throw error
@@ -65,7 +111,17 @@ public final class LoopbackRedirectListener: Sendable {
         }
     }
 
-    /// Waits for the accepted redirect, at most `timeout`; `.authentication` when the time runs out.
+    /// The uid owning the client end of `channel`, a connection accepted on 127.0.0.1; nil when unknown.
+    private static func owner(of channel: any Channel) -> UInt32? {
+        guard case .v4(let peer) = channel.remoteAddress, case .v4(let local) = channel.localAddress,
+            let peerPort = channel.remoteAddress?.port, let localPort = channel.localAddress?.port
+        else { return nil }
+        return LoopbackPeerOwner.uid(
+            client: (peer.address.sin_addr.s_addr, peerPort), server: (local.address.sin_addr.s_addr, localPort))
+    }
+
+    /// Waits for the accepted redirect, at most `timeout`; `.authentication` when the time runs
+    /// out, or when another program used the start link or sent a redirect without its cookie.
     public func callback(timeout: Duration) async throws(AuthError) -> AuthorizationCallback {
         let inbox = self.inbox
         let loop = channel.eventLoop
@@ -77,9 +133,17 @@ public final class LoopbackRedirectListener: Sendable {
             },
             expired: { .authentication("no sign-in arrived within \(timeout); run vault login again") }
         ) { () async throws(AuthError) -> AuthorizationCallback in
-            await inbox.next()
+            switch await inbox.next() {
+            case .callback(let callback): return callback
+            case .linkReused: throw .authentication(Self.linkReused)
+            }
         }
     }
+
+    /// Why a sign-in ended when its link was used twice or a redirect came without the cookie.
+    static let linkReused =
+        "another program used the sign-in link (it was opened a second time, or the redirect came without the browser's cookie); "
+        + "nothing was stored; run vault login again"
 
     /// Stops listening (open connections are closed too).
     public func close() async {
@@ -88,30 +152,75 @@ public final class LoopbackRedirectListener: Sendable {
     }
 }
 
-/// The state shared by the listener's connections: the expected `state`, whether a redirect
-/// was accepted, and the waiter.
+/// A connection of another user (or of no known user): NIO closes it unread.
+private struct RefusedPeer: Error {}
+
+/// The state shared by the listener's connections: the expected `state`, the start link and
+/// its cookie, whether the link was used and a result taken, and the waiter.
 final class CallbackInbox: Sendable {
+    /// How the sign-in ended.
+    enum Outcome: Sendable, Equatable {
+        /// The redirect was accepted.
+        case callback(AuthorizationCallback)
+        /// The start link was fetched twice, or a redirect came without the link's cookie.
+        case linkReused
+    }
+
     private struct State {
         var port = 0
-        var result: AuthorizationCallback?
+        var authorizationURL: URL?
+        var started = false
+        var result: Outcome?
         var closed = false
         var released = false
-        var waiter: CheckedContinuation<AuthorizationCallback, Never>?
+        var waiter: CheckedContinuation<Outcome, Never>?
+        var reported: Set<RefusedConnection> = []
     }
 
     let expectedState: String
+    /// The random path segment of the start link.
+    let startToken = AuthorizationSecrets.random()
+    /// The cookie the start link sets and the redirect must bring back.
+    let cookieValue = AuthorizationSecrets.random()
+    private let refused: @Sendable (RefusedConnection) -> Void
     private let state = Mutex(State())
 
-    init(state: String) { expectedState = state }
+    init(state: String, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }) {
+        expectedState = state
+        self.refused = refused
+    }
 
-    func setPort(_ port: Int) { state.withLock { $0.port = port } }
+    func setPort(_ port: Int, authorizationURL: URL) {
+        state.withLock {
+            $0.port = port
+            $0.authorizationURL = authorizationURL
+        }
+    }
 
     var port: Int { state.withLock { $0.port } }
+
+    /// The cookie's name: one per listener port, so two sign-ins in one browser keep their own.
+    var cookieName: String { "vault_signin_\(port)" }
+
+    /// Tells `refused` of `connection`, the first time its owner is refused.
+    func report(_ connection: RefusedConnection) {
+        if state.withLock({ $0.reported.insert(connection).inserted }) { refused(connection) }
+    }
+
+    /// The authorization URL, the first time the start link is fetched while the listener is
+    /// open and no result is taken; nil every other time.
+    func claimStart() -> URL? {
+        state.withLock { state in
+            guard !state.started, state.result == nil, !state.closed else { return nil }
+            state.started = true
+            return state.authorizationURL
+        }
+    }
 
     /// Takes `result` when none was taken yet and the listener is open; true when it was.
     /// The waiter learns of it only at ``release()``, once the browser has its page: vault
     /// may exit right after, and the page must not be cut off.
-    func accept(_ result: AuthorizationCallback) -> Bool {
+    func accept(_ result: Outcome) -> Bool {
         state.withLock { state in
             guard state.result == nil, !state.closed else { return false }
             state.result = result
@@ -131,9 +240,9 @@ final class CallbackInbox: Sendable {
 
     func close() { state.withLock { $0.closed = true } }
 
-    func next() async -> AuthorizationCallback {
+    func next() async -> Outcome {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> AuthorizationCallback? in
+            let ready = state.withLock { state -> Outcome? in
                 if let result = state.result, state.released { return result }
                 state.waiter = continuation
                 return nil
@@ -148,6 +257,15 @@ private final class CallbackHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// What one request gets: a page, perhaps extra headers, and whether it settled the sign-in.
+    struct Answer {
+        var status: HTTPResponseStatus
+        var title: String
+        var message: String
+        var headers: [(String, String)] = []
+        var settled = false
+    }
+
     private let inbox: CallbackInbox
     private var head: HTTPRequestHead?
 
@@ -160,22 +278,29 @@ private final class CallbackHandler: ChannelInboundHandler {
         case .end:
             guard let head else { return }
             self.head = nil
-            let (status, title, message, accepted) = answer(head)
+            let answer = answer(head)
             let inbox = self.inbox
-            respond(context: context, status: status, title: title, message: message) {
-                if accepted { inbox.release() }
+            respond(context: context, answer) {
+                if answer.settled { inbox.release() }
             }
         }
     }
 
-    /// The page for `head`, taking the redirect when it is the right one.
-    private func answer(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String, String, accepted: Bool) {
+    /// The page for `head`: the start link's redirect, or the redirect taken when it is the right one.
+    private func answer(_ head: HTTPRequestHead) -> Answer {
         let components = URLComponents(string: head.uri)
-        guard head.method == .GET, let components, components.path == "/callback" else {
-            return (.notFound, "Not found", "vault listens here only for its sign-in redirect.", false)
+        guard head.method == .GET, let components, components.path == "/callback" || components.path.hasPrefix("/start/") else {
+            return Answer(status: .notFound, title: "Not found", message: "vault listens here only for its sign-in.")
         }
         guard head.headers["Host"] == ["127.0.0.1:\(inbox.port)"] else {
-            return (.badRequest, "Refused", "This request was not sent to vault's own address; it was ignored.", false)
+            return Answer(status: .badRequest, title: "Refused", message: "This request was not sent to vault's own address; it was ignored.")
+        }
+        if components.path.hasPrefix("/start/") {
+            return start(token: String(components.path.dropFirst("/start/".count)))
+        }
+        guard Self.cookies(head.headers).contains(where: { $0.name == inbox.cookieName && Self.constantTimeEqual($0.value, inbox.cookieValue) })
+        else {
+            return linkReused()
         }
         var query: [String: String] = [:]
         var repeated = false
@@ -184,7 +309,8 @@ private final class CallbackHandler: ChannelInboundHandler {
             query[name] = value
         }
         guard !repeated, let state = query["state"], Self.constantTimeEqual(state, inbox.expectedState) else {
-            return (.badRequest, "Refused", "This sign-in response does not belong to the running vault login; it was ignored.", false)
+            return Answer(
+                status: .badRequest, title: "Refused", message: "This sign-in response does not belong to the running vault login; it was ignored.")
         }
         let callback: AuthorizationCallback
         if let error = query["error"] {
@@ -192,26 +318,52 @@ private final class CallbackHandler: ChannelInboundHandler {
         } else if let code = query["code"], !code.isEmpty {
             callback = .code(code)
         } else {
-            return (.badRequest, "Refused", "The response has neither a code nor an error; it was ignored.", false)
+            return Answer(status: .badRequest, title: "Refused", message: "The response has neither a code nor an error; it was ignored.")
         }
-        guard inbox.accept(callback) else {
-            return (.badRequest, "Already used", "This sign-in was already completed or given up; it was ignored.", false)
-        }
+        guard inbox.accept(.callback(callback)) else { return Self.alreadyUsed }
+        let forget = [("Set-Cookie", "\(inbox.cookieName)=; Max-Age=0; HttpOnly; SameSite=Lax; Path=/")]
         if case .error = callback {
-            return (.ok, "Sign-in not completed", "The provider did not sign you in. You can close this tab; vault says why.", true)
+            return Answer(
+                status: .ok, title: "Sign-in not completed", message: "The provider did not sign you in. You can close this tab; vault says why.",
+                headers: forget, settled: true)
         }
-        return (.ok, "Signed in", "The sign-in finished. You can close this tab and return to the terminal.", true)
+        return Answer(
+            status: .ok, title: "Signed in", message: "The sign-in finished. You can close this tab and return to the terminal.",
+            headers: forget, settled: true)
     }
 
+    /// The start link: the first fetch is sent on to the provider with the cookie; another ends the sign-in.
+    private func start(token: String) -> Answer {
+        guard Self.constantTimeEqual(token, inbox.startToken) else {
+            return Answer(status: .notFound, title: "Not found", message: "This is not the link of the running vault login; it was ignored.")
+        }
+        guard let authorizationURL = inbox.claimStart() else { return linkReused() }
+        return Answer(
+            status: .found, title: "Signing in", message: "Continuing to the sign-in page.",
+            headers: [
+                ("Location", authorizationURL.absoluteString),
+                ("Set-Cookie", "\(inbox.cookieName)=\(inbox.cookieValue); HttpOnly; SameSite=Lax; Path=/"),
+            ])
+    }
+
+    /// Ends the sign-in (when it is still running): the link was used by someone else.
+    private func linkReused() -> Answer {
+        guard inbox.accept(.linkReused) else { return Self.alreadyUsed }
+        return Answer(
+            status: .forbidden, title: "Sign-in stopped",
+            message: "Another program used this sign-in link, so vault stopped the sign-in and stored nothing. Run vault login again.",
+            settled: true)
+    }
+
+    private static let alreadyUsed = Answer(
+        status: .badRequest, title: "Already used", message: "This sign-in was already completed or given up; it was ignored.")
+
     /// Writes the page and closes the connection; `written` runs once the page is out (or failed).
-    private func respond(
-        context: ChannelHandlerContext, status: HTTPResponseStatus, title: String, message: String,
-        written: @escaping @Sendable () -> Void
-    ) {
+    private func respond(context: ChannelHandlerContext, _ answer: Answer, written: @escaping @Sendable () -> Void) {
         let html = """
             <!DOCTYPE html>
-            <html><head><meta charset="utf-8"><title>vault: \(title)</title></head>
-            <body><h1>vault: \(title)</h1><p>\(message)</p></body></html>
+            <html><head><meta charset="utf-8"><title>vault: \(answer.title)</title></head>
+            <body><h1>vault: \(answer.title)</h1><p>\(answer.message)</p></body></html>
 
             """
         var headers = HTTPHeaders()
@@ -220,12 +372,24 @@ private final class CallbackHandler: ChannelInboundHandler {
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Referrer-Policy", value: "no-referrer")
         headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        for (name, value) in answer.headers { headers.add(name: name, value: value) }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: html)))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             written()
             channel.close(promise: nil)
+        }
+    }
+
+    /// The cookies of every `Cookie` header (RFC 6265 §5.4: `name=value` pairs separated by `; `).
+    static func cookies(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
+        headers["Cookie"].flatMap { line in
+            line.split(separator: ";").compactMap { pair -> (name: String, value: String)? in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { return nil }
+                return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+            }
         }
     }
 

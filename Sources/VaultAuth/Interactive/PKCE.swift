@@ -29,7 +29,8 @@ public struct AuthorizationSecrets: Sendable {
         Base64URL.encode(SHA256.hash(data: Array(verifier.utf8)))
     }
 
-    private static func random() -> String {
+    /// 32 bytes from the system's random source, base64url-encoded (43 characters).
+    static func random() -> String {
         var generator = SystemRandomNumberGenerator()
         return Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }

@@ -25,8 +25,9 @@ struct LoginCommand: AsyncParsableCommand {
 
             With --provider oidc (discovery from --issuer) or --provider oauth2 with \
             --authorization-url, a person signs in through the browser (authorization code with \
-            PKCE; the URL is always printed on stderr, and opened with $BROWSER, else xdg-open \
-            when there is a display). With --device, on another device (the code is printed on \
+            PKCE; a one-time link to vault's loopback listener, which sends the browser on to the \
+            provider, is always printed on stderr, and opened with $BROWSER, else xdg-open when \
+            there is a display; the listener serves only your own user's processes). With --device, on another device (the code is printed on \
             stderr). Such accounts store no password: when the refresh token dies, run vault \
             login again.
 
@@ -79,7 +80,7 @@ struct LoginCommand: AsyncParsableCommand {
     var grant: LoginSettings.Grant?
     @Flag(help: "Sign in on another device (RFC 8628 device grant) instead of this machine's browser.")
     var device = false
-    @Option(help: "OAuth 2.0 scope to request (oidc default: \"openid profile email offline_access\").")
+    @Option(help: "OAuth 2.0 scope to request (oidc default: \"openid profile email offline_access\"; oidc always adds openid).")
     var scope: String?
     @OptionGroup var apple: AppleLoginOptions
     @OptionGroup var store: StoreOptions
@@ -118,7 +119,7 @@ struct LoginCommand: AsyncParsableCommand {
                 provider: provider, serverURL: ServerName.normalized(auth.server), tokenURL: tokenURL,
                 clientID: clientID, clientSecret: clientSecret, clientAuthentication: clientAuth,
                 grant: provider == .reference ? .password : grant,
-                scope: scope ?? (provider == .oidc ? Self.defaultOpenIDScope : nil))
+                scope: provider == .oidc ? LoginSettings.openIDScope(scope ?? Self.defaultOpenIDScope) : scope)
             settings.authorizationURL = authorizationURL
             settings.deviceURL = deviceURL
             settings.revocationURL = revocationURL
@@ -204,7 +205,7 @@ struct LoginCommand: AsyncParsableCommand {
                 let launcher = BrowserLauncher()
                 tokens = try await BrowserSignIn(
                     provider: oauth, authorizationURL: url, openIDConnect: settings.isOpenIDConnect, timeout: waitLimit
-                ).run(present: Self.presentAuthorizationURL, open: { launcher.open($0.absoluteString) })
+                ).run(present: Self.presentStartLink, open: { launcher.open($0.absoluteString) }, refused: Self.reportRefused)
             }
             try await session.adopt(tokens, settings: settings, locked: { Interruption.committing() })
             return tokens
@@ -213,9 +214,15 @@ struct LoginCommand: AsyncParsableCommand {
         Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)\(who)")
     }
 
-    @Sendable static func presentAuthorizationURL(_ url: URL) {
-        Terminal.note("to sign in, open this URL in a browser (vault waits for it to come back):")
+    /// Prints the one-time start link (the browser is sent on from it to the provider).
+    @Sendable static func presentStartLink(_ url: URL) {
+        Terminal.note("to sign in, open this link in a browser; it works once (vault waits for the sign-in to come back):")
         Terminal.note("  \(url.absoluteString)")
+    }
+
+    /// One line for each user whose connections to the sign-in listener were refused.
+    @Sendable static func reportRefused(_ connection: RefusedConnection) {
+        Terminal.note("refused a connection to the sign-in listener from \(connection)")
     }
 
     @Sendable static func presentDeviceCode(_ authorization: DeviceAuthorization) {
