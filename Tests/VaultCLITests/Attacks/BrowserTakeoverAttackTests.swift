@@ -61,7 +61,7 @@ struct BrowserTakeoverAttackTests {
                 try await fixture.auth.wait(seconds: 30) { fixture.step("paused") != nil }
                 let paused = fixture.step("paused")
                 let attack = try await runAttacker(approach, shared: shared)
-                FileManager.default.createFile(atPath: go, contents: nil)
+                _ = FileManager.default.createFile(atPath: go, contents: nil)
                 let login = try await vault.finishAsync(timeout: 60)
                 try #require(paused != nil, "the browser never started: \(login.err)")
 
@@ -159,7 +159,7 @@ struct BrowserTakeoverAttackTests {
                 chmod("\(shared)/\(name)", 0o755)
             }
             let log = "\(shared)/attacker.log"
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             chmod(log, 0o600)
             chown(log, uid_t(Self.attackerUID), gid_t(Self.attackerUID))
             try await body(shared)
