@@ -30,6 +30,13 @@ public final class EtcdClient: Sendable {
     private let preferred = Mutex(0)
     /// etcd's authentication token, once had.
     private let token = Mutex<String?>(nil)
+    /// The `cluster_id` of the last answer's header.
+    private let lastClusterID = Mutex<String?>(nil)
+
+    /// The cluster that answered (etcd's `cluster_id`, from the header of every answer of
+    /// the JSON gateway), or nil before the first answer that carried one. A key derived
+    /// for one cluster's fleet is kept under a name that includes it (``FleetFormat/cacheName(clusterID:prefix:record:)``).
+    public var clusterID: String? { lastClusterID.withLock { $0 } }
 
     /// The largest answer accepted.
     static let maximumAnswer = 64 << 20
@@ -41,7 +48,7 @@ public final class EtcdClient: Sendable {
         password = try configuration.passwordFile.map { path throws(VaultError) in
             try PassphraseSource.readPassphraseFile(path, what: "etcd password file")
         }
-        tls = try configuration.endpoints.contains { $0.scheme == "https" } ? Self.tls(configuration) : nil
+        tls = try configuration.usesTLS ? Self.tls(configuration) : nil
     }
 
     /// The TLS settings of every request (the members' CAs, the client certificate), or nil
@@ -124,6 +131,9 @@ public final class EtcdClient: Sendable {
             }
             if case .ok(let answer) = outcome {
                 preferred.withLock { $0 = index }
+                if let cluster = (try? JSONDecoder().decode(EtcdWire.Headed.self, from: answer))?.header?.cluster_id, !cluster.isEmpty {
+                    lastClusterID.withLock { $0 = cluster }
+                }
                 do {
                     return try JSONDecoder().decode(Answer.self, from: answer)
                 } catch {

@@ -206,10 +206,8 @@ public final class EtcdStore: SecureStore {
                 let record = FleetFormat.record(parameters, keys: keys, recordKey: parametersKey)
                 switch try client.write(.put(parametersKey, record), guards: [(parametersKey, 0)]) {
                 case .written(let revision):
-                    if let keyCache {
-                        keyCache.cache.store(
-                            FleetFormat.cacheName(prefix: prefix, record: record), key: master.withUnsafeBytes { Array($0) },
-                            lifetime: keyCache.lifetime)
+                    if let keyCache, let cacheName = cacheName(record: record) {
+                        keyCache.cache.store(cacheName, key: master.withUnsafeBytes { Array($0) }, lifetime: keyCache.lifetime)
                     }
                     return remember(record: record, keys: keys, revision: revision)
                 case .conflict(let raced):
@@ -222,7 +220,7 @@ public final class EtcdStore: SecureStore {
             }
             let parameters = try FleetFormat.parse(entry.value)
             // The key cache first: a kept key that does not verify the record is dropped.
-            let cacheName = keyCache.map { _ in FleetFormat.cacheName(prefix: prefix, record: entry.value) }
+            let cacheName = keyCache == nil ? nil : cacheName(record: entry.value)
             if let keyCache, let cacheName, let master = keyCache.cache.load(cacheName), master.count == 32 {
                 let keys = FleetFormat.Keys(master: SymmetricKey(data: master))
                 if FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) {
@@ -243,6 +241,12 @@ public final class EtcdStore: SecureStore {
             return remember(record: entry.value, keys: keys, revision: entry.modRevision)
         }
         throw .backendUnavailable("the fleet's parameters record in etcd kept changing")
+    }
+
+    /// The key cache's name for the fleet of `record` on the cluster that answered, or nil
+    /// (no cache then) when etcd did not say which cluster it is.
+    private func cacheName(record: [UInt8]) -> String? {
+        client.clusterID.map { FleetFormat.cacheName(clusterID: $0, prefix: prefix, record: record) }
     }
 
     private func remember(record: [UInt8], keys: FleetFormat.Keys, revision: Int64) -> Fleet {
