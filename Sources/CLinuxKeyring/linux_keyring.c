@@ -31,6 +31,14 @@ long vault_keyring_invalidate(int32_t id) {
     return syscall(SYS_keyctl, KEYCTL_INVALIDATE, id);
 }
 
+long vault_keyring_list(int32_t *ids, size_t count) {
+    return syscall(SYS_keyctl, KEYCTL_READ, KEY_SPEC_USER_KEYRING, ids, count * sizeof(int32_t));
+}
+
+long vault_keyring_describe(int32_t id, char *buffer, size_t length) {
+    return syscall(SYS_keyctl, KEYCTL_DESCRIBE, id, buffer, length);
+}
+
 // keyctl(2) permission bits per class: view 0x01, read 0x02, write 0x04, search 0x08, link 0x10,
 // setattr 0x20. vault grants all but link (the key stays where vault puts it).
 #define VAULT_KEY_ALL_BUT_LINK 0x2f

@@ -75,11 +75,11 @@ struct AuthOptions: ParsableArguments {
     }
 
     /// The selected store, opened (with `--verbose`, the choice said on stderr).
-    static func openStore(_ store: StoreOptions) throws(AuthError) -> any SecureStore {
+    static func openStore(_ store: StoreOptions, addingCachedKeys: Bool = true) throws(AuthError) -> any SecureStore {
         do {
             let decision = try store.decision()
             if store.verbose { Terminal.note("backend \(decision)") }
-            return try StoreFactory.open(decision, options: store)
+            return try StoreFactory.open(decision, options: store, addingCachedKeys: addingCachedKeys)
         } catch {
             throw .store(error)
         }

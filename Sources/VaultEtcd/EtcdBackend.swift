@@ -29,7 +29,7 @@ public enum EtcdBackend: StoreBackend {
         return EtcdStore(
             client: client,
             passphrase: .standard(file: context.passphraseFile, environment: environment, prompter: context.prompter),
-            kdf: .forNewFiles(environment: environment), keyCache: try KeyCachePolicy.fromEnvironment(environment))
+            kdf: .forNewFiles(environment: environment), keyCache: try KeyCachePolicy.from(context))
     }
 }
 

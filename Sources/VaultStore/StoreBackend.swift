@@ -42,16 +42,23 @@ public struct BackendContext: Sendable {
     public var prompter: (any SecretPrompter)?
     /// What to do with a keyring's prompts.
     public var prompts: PromptPolicy
+    /// Told, in one line, where a store's key came from (`--verbose`), or nil.
+    public var notice: (@Sendable (String) -> Void)?
+    /// False when the store may use a key kept in the key cache but must add none
+    /// (`vault exec` leaves no key behind that was not there before it ran).
+    public var storesNewCachedKeys = true
 
-    /// Creates a context: by default no passphrase file, no prompter, and ``PromptPolicy/never``.
+    /// Creates a context: by default no passphrase file, no prompter, ``PromptPolicy/never``
+    /// and no notices.
     public init(
         environment: [String: String], passphraseFile: String? = nil, prompter: (any SecretPrompter)? = nil,
-        prompts: PromptPolicy = .never
+        prompts: PromptPolicy = .never, notice: (@Sendable (String) -> Void)? = nil
     ) {
         self.environment = environment
         self.passphraseFile = passphraseFile
         self.prompter = prompter
         self.prompts = prompts
+        self.notice = notice
     }
 }
 
@@ -104,7 +111,7 @@ public enum EncryptedFileBackend: StoreBackend {
             path: EncryptedFileStore.defaultPath(environment: environment),
             passphrase: .standard(file: context.passphraseFile, environment: environment, prompter: context.prompter),
             kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment),
-            keyCache: try KeyCachePolicy.fromEnvironment(environment))
+            keyCache: try KeyCachePolicy.from(context))
     }
 
     /// `VAULT_LOCK_TIMEOUT` (seconds, 0.1 to 3600; default 10): how long a write waits

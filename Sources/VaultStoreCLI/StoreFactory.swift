@@ -7,8 +7,14 @@ import VaultStore
 /// the environment (with `--file`), `--passphrase-file`, the terminal prompt, and the
 /// keyring prompt policy (`--prompt-timeout`, `--no-prompt`).
 package enum StoreFactory {
-    package static func open(_ decision: BackendDecision, options: StoreOptions) throws(VaultError) -> any SecureStore {
-        try decision.open(context(options))
+    /// Opens the store; with `addingCachedKeys` false it uses a key kept in the key cache
+    /// but adds none (`vault exec`).
+    package static func open(
+        _ decision: BackendDecision, options: StoreOptions, addingCachedKeys: Bool = true
+    ) throws(VaultError) -> any SecureStore {
+        var context = context(options)
+        context.storesNewCachedKeys = addingCachedKeys
+        return try decision.open(context)
     }
 
     /// The file store, whatever backend is selected (`vault passwd`).
@@ -17,8 +23,9 @@ package enum StoreFactory {
     }
 
     private static func context(_ options: StoreOptions) -> BackendContext {
-        BackendContext(
+        let notice: (@Sendable (String) -> Void)? = options.verbose ? { @Sendable message in Terminal.note(message) } : nil
+        return BackendContext(
             environment: options.environment, passphraseFile: options.passphraseFile, prompter: TerminalPrompter(),
-            prompts: options.promptPolicy)
+            prompts: options.promptPolicy, notice: notice)
     }
 }

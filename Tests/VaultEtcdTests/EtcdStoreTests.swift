@@ -421,6 +421,13 @@ final class MemoryKeyCache: DerivedKeyCache {
         return true
     }
     func remove(_ name: String) { keys.withLock { $0[name] = nil } }
+    func removeAll(prefix: String) -> Int {
+        keys.withLock { keys in
+            let names = keys.keys.filter { $0.hasPrefix(prefix) }
+            for name in names { keys[name] = nil }
+            return names.count
+        }
+    }
     var unavailability: String? { nil }
     func replaceAll(with key: [UInt8]) { keys.withLock { keys in for name in keys.keys { keys[name] = key } } }
 }

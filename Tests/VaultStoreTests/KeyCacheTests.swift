@@ -25,6 +25,13 @@ final class MemoryKeyCache: DerivedKeyCache {
         return true
     }
     func remove(_ name: String) { entries.withLock { $0[name] = nil } }
+    func removeAll(prefix: String) -> Int {
+        entries.withLock { entries in
+            let names = entries.keys.filter { $0.hasPrefix(prefix) }
+            for name in names { entries[name] = nil }
+            return names.count
+        }
+    }
     var unavailability: String? { refusing ? "refused by the test" : nil }
 }
 
@@ -126,6 +133,86 @@ struct KeyCacheTests {
             #expect(try store("\(dir)/b.db", none, cache: cache).load(item.key)?.secret == Secret("other"))
             #expect(none.asked == 0)
         }
+    }
+
+    /// A store whose passphrase is *given* (``PassphraseSource/fixed(_:)``), as a file or a variable is.
+    func given(_ path: String, _ passphrase: String, cache: MemoryKeyCache, storesNewKeys: Bool = true) -> EncryptedFileStore {
+        EncryptedFileStore(
+            path: path, passphrase: .fixed(Secret(passphrase)), kdf: kdf,
+            keyCache: KeyCachePolicy(cache: cache, lifetime: 60, storesNewKeys: storesNewKeys))
+    }
+
+    @Test("a kept key never makes a given passphrase meaningless: a wrong one fails, the right one opens")
+    func givenPassphraseIsChecked() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache()
+            try given("\(dir)/v.db", "pass-1", cache: cache).save(item)
+            let name = try #require(cache.names.first)
+            #expect(cache.load(name)?.count == 64, "the key is kept with its passphrase's verifier")
+            #expect(throws: VaultError.wrongPassphrase) { try given("\(dir)/v.db", "wrong", cache: cache).load(item.key) }
+            #expect(throws: VaultError.wrongPassphrase) { try given("\(dir)/v.db", "wrong", cache: cache).list(server: nil) }
+            #expect(throws: VaultError.wrongPassphrase) {
+                try given("\(dir)/v.db", "wrong", cache: cache).save(Credential(key: CredentialKey(server: "s", account: "b"), secret: Secret("x")))
+            }
+            #expect(try given("\(dir)/v.db", "pass-1", cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(cache.names == [name], "the wrong passphrase dropped nothing and added nothing")
+            let notAsked = CountingPassphrase("none")
+            #expect(try store("\(dir)/v.db", notAsked, cache: cache).list(server: nil).count == 1)
+            #expect(notAsked.asked == 0, "with no passphrase given, the kept key serves")
+        }
+    }
+
+    @Test("a key kept by an older vault (no verifier) serves without a passphrase; a given one is derived and the entry gains a verifier")
+    func keyWithoutVerifier() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache()
+            try given("\(dir)/v.db", "pass-1", cache: cache).save(item)
+            let name = try #require(cache.names.first)
+            let master = try #require(cache.load(name)).prefix(32)
+            cache.put(name, Array(master))
+            #expect(try store("\(dir)/v.db", CountingPassphrase("none"), cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(throws: VaultError.wrongPassphrase) { try given("\(dir)/v.db", "wrong", cache: cache).load(item.key) }
+            #expect(try given("\(dir)/v.db", "pass-1", cache: cache).load(item.key)?.secret == Secret("value"))
+            #expect(cache.load(name)?.count == 64)
+        }
+    }
+
+    @Test("a store that adds no cached keys (vault exec) uses a kept one but leaves none behind")
+    func readOnlyPolicy() throws {
+        try withTemporaryDirectory("keycache") { dir in
+            let cache = MemoryKeyCache()
+            try given("\(dir)/v.db", "pass-1", cache: cache, storesNewKeys: false).save(item)
+            #expect(cache.names.isEmpty, "creating the file kept no key")
+            #expect(try given("\(dir)/v.db", "pass-1", cache: cache, storesNewKeys: false).load(item.key)?.secret == Secret("value"))
+            #expect(cache.names.isEmpty, "opening it kept no key")
+            try given("\(dir)/v.db", "pass-1", cache: cache).cacheKey()
+            #expect(cache.names.count == 1)
+            let notAsked = CountingPassphrase("none")
+            let readOnly = EncryptedFileStore(
+                path: "\(dir)/v.db", passphrase: notAsked.source, kdf: kdf, keyCache: KeyCachePolicy(cache: cache, lifetime: 60).readOnly)
+            #expect(try readOnly.load(item.key)?.secret == Secret("value"))
+            #expect(notAsked.asked == 0, "a key the user kept serves")
+        }
+    }
+
+    @Test("CachedVaultKey: payloads of 32 and 64 bytes, nothing else; the verifier admits its passphrase only")
+    func cachedVaultKey() {
+        let master = [UInt8](repeating: 9, count: 32)
+        let entry = CachedVaultKey(master: master, passphrase: Secret("right"))
+        #expect(entry.payload.count == 64)
+        #expect(entry.admits(Secret("right")))
+        #expect(!entry.admits(Secret("wrong")) && !entry.admits(Secret("")) && !entry.admits(Secret("right ")))
+        #expect(CachedVaultKey(payload: entry.payload)?.admits(Secret("right")) == true)
+        #expect(CachedVaultKey(payload: master)?.admits(Secret("right")) == false, "no verifier admits nothing")
+        for size in [0, 31, 33, 63, 65] { #expect(CachedVaultKey(payload: [UInt8](repeating: 1, count: size)) == nil) }
+    }
+
+    @Test("removeAll(prefix:) forgets only the names with that prefix")
+    func removeAllByPrefix() {
+        let cache = MemoryKeyCache()
+        for name in ["vault:a", "vault:b", "vault-fleet:c", "vaultish:d"] { cache.put(name, [1]) }
+        #expect(cache.removeAll(prefix: KeyCachePolicy.fileKeyPrefix) == 2)
+        #expect(Set(cache.names) == ["vault-fleet:c", "vaultish:d"])
     }
 
     @Test("VAULT_KEY_CACHE_TTL: default 600, 0 is off, anything else but whole seconds up to a week is refused")

@@ -24,6 +24,11 @@ long vault_keyring_set_timeout(int32_t id, unsigned int seconds);
 long vault_keyring_set_permissions(int32_t id, uint32_t permissions);
 /// Invalidates key `id` at once.
 long vault_keyring_invalidate(int32_t id);
+/// Copies the ids of at most `count` keys linked in the user keyring; the byte length of the
+/// whole list (4 bytes an id).
+long vault_keyring_list(int32_t *ids, size_t count);
+/// Copies key `id`'s description, "type;uid;gid;perm;name" with a NUL; the length it needs.
+long vault_keyring_describe(int32_t id, char *buffer, size_t length);
 /// The permission mask vault gives its keys: everything for the possessor and the owning
 /// user but linking, nothing for the group or others.
 uint32_t vault_keyring_owner_only(void);

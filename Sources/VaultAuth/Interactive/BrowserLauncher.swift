@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import VaultStore
 
 #if canImport(Glibc)
     import Glibc
@@ -48,10 +49,10 @@ public struct BrowserLauncher: Sendable {
         return nil
     }
 
-    /// `environment` without what the browser has no business seeing: every `VAULT_*`
-    /// variable (a passphrase among them) and systemd's `CREDENTIALS_DIRECTORY`.
+    /// `environment` without what the browser has no business seeing
+    /// (``ChildEnvironment``: every `VAULT_*` variable and systemd's `CREDENTIALS_DIRECTORY`).
     public static func browserEnvironment(_ environment: [String: String]) -> [String: String] {
-        environment.filter { !$0.key.hasPrefix("VAULT_") && $0.key != "CREDENTIALS_DIRECTORY" }
+        ChildEnvironment.inherited(from: environment)
     }
 
     /// Marks every open descriptor above the standard three close-on-exec, so the browser

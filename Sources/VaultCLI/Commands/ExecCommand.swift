@@ -69,7 +69,8 @@ struct ExecCommand: AsyncParsableCommand {
             let requestTimeout = try AuthOptions.requestTimeout(seconds: timeout)
             for binding in bindings where binding.kind == .token { try AuthOptions.checkServer(binding.server, account: binding.account) }
             guard !bindings.isEmpty else { return }
-            let secureStore = try AuthOptions.openStore(store)
+            // A key the user kept (`vault unlock`) may serve; exec itself leaves none behind.
+            let secureStore = try AuthOptions.openStore(store, addingCachedKeys: false)
             for binding in bindings {
                 let value = try await fetch(binding, from: secureStore, requestTimeout: requestTimeout)
                 guard !value.contains(0) else {

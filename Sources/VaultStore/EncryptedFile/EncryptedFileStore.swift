@@ -24,9 +24,13 @@ import Synchronization
 /// - The passphrase is asked for (through `PassphraseSource`) only when the file must be
 ///   opened or created, and at most once per instance: the derived key is cached.
 /// - With a ``KeyCachePolicy``, the key scrypt derives is also kept in the kernel's user
-///   keyring for the policy's lifetime, and later processes take it from there instead of
-///   asking for the passphrase and deriving it again. A kept key that does not open the file
-///   is dropped and the passphrase asked for as usual.
+///   keyring for the policy's lifetime (with a verifier of its passphrase,
+///   ``CachedVaultKey``), and later processes take it from there instead of asking for the
+///   passphrase and deriving it again. A passphrase that was *given* (a file, an environment
+///   variable: ``PassphraseSource/givenPassphrase()``) is still checked: against the
+///   verifier (one HMAC), and when that does not vouch for it, by deriving the key from it
+///   as without a cache, so a wrong or former passphrase never opens the vault. A kept key
+///   that does not open the file is dropped and the passphrase asked for as usual.
 public final class EncryptedFileStore: SecureStore {
     /// The vault file.
     public let path: String
@@ -160,7 +164,7 @@ public final class EncryptedFileStore: SecureStore {
             try write(items, header: header, keys: keys, state: &state)
             state.passphrase = newPassphrase
             if let oldHeader { keyCache?.cache.remove(KeyCachePolicy.name(path: path, header: oldHeader)) }
-            keepInCache(keys, header: header)
+            keepInCache(keys, header: header, passphrase: newPassphrase)
             _ = consume lock
         }
     }
@@ -193,7 +197,7 @@ public final class EncryptedFileStore: SecureStore {
                 let created = state.newFile != nil && state.newFile?.header == header
                 try write(items, header: header, keys: keys, state: &state)
                 state.newFile = nil
-                if created { keepInCache(keys, header: header) }
+                if created { keepInCache(keys, header: header, passphrase: state.passphrase) }
             }
             _ = consume lock
         }
@@ -229,7 +233,7 @@ public final class EncryptedFileStore: SecureStore {
         if let known = state.keys, state.header == header {
             keys = known
             source = .memory
-        } else if let kept = cachedKeys(named: cacheName) {
+        } else if let kept = try keptKeys(named: cacheName, state: &state) {
             keys = kept
             source = .keyCache
         } else {
@@ -257,9 +261,11 @@ public final class EncryptedFileStore: SecureStore {
             }
         }
         let items = try ItemCodec.decode(body)
-        if source == .derived, let cacheName, let keyCache {
-            keyCache.cache.store(cacheName, key: keys.masterBytes, lifetime: keyCache.lifetime)
+        if source == .derived, let cacheName, let keyCache, keyCache.storesNewKeys, let passphrase = state.passphrase {
+            keyCache.cache.store(
+                cacheName, key: CachedVaultKey(master: keys.masterBytes, passphrase: passphrase).payload, lifetime: keyCache.lifetime)
         }
+        if source == .keyCache { keyCache?.notice?("the key of \(path) came from the key cache") }
         state.header = header
         state.keys = keys
         state.snapshotBytes = bytes
@@ -276,16 +282,25 @@ public final class EncryptedFileStore: SecureStore {
         state.header = nil
     }
 
-    /// The keys the cache keeps under `name`, if any.
-    private func cachedKeys(named name: String?) -> VaultKeys? {
-        guard let keyCache, let name, let master = keyCache.cache.load(name), master.count == 32 else { return nil }
-        return VaultKeys(master: SymmetricKey(data: master))
+    /// The keys the cache keeps under `name`, if any, and if they may serve: with no
+    /// passphrase given, a kept key serves; a given one must be the kept key's (its
+    /// verifier), else nil and the caller derives the key from it.
+    private func keptKeys(named name: String?, state: inout State) throws(VaultError) -> VaultKeys? {
+        guard let keyCache, let name, let payload = keyCache.cache.load(name), let kept = CachedVaultKey(payload: payload) else {
+            return nil
+        }
+        if state.passphrase == nil { state.passphrase = try passphraseSource.givenPassphrase() }
+        if let given = state.passphrase, !kept.admits(given) { return nil }
+        return VaultKeys(master: SymmetricKey(data: kept.master))
     }
 
-    /// Keeps `keys` in the cache (when there is one) for the policy's lifetime.
-    private func keepInCache(_ keys: VaultKeys, header: VaultFileFormat.Header) {
-        guard let keyCache else { return }
-        keyCache.cache.store(KeyCachePolicy.name(path: path, header: header), key: keys.masterBytes, lifetime: keyCache.lifetime)
+    /// Keeps `keys`, derived from `passphrase`, in the cache (when there is one that stores
+    /// new keys) for the policy's lifetime.
+    private func keepInCache(_ keys: VaultKeys, header: VaultFileFormat.Header, passphrase: Secret?) {
+        guard let keyCache, keyCache.storesNewKeys, let passphrase else { return }
+        keyCache.cache.store(
+            KeyCachePolicy.name(path: path, header: header), key: CachedVaultKey(master: keys.masterBytes, passphrase: passphrase).payload,
+            lifetime: keyCache.lifetime)
     }
 
     // MARK: - The key cache (`vault lock`, `vault unlock`)
@@ -303,8 +318,14 @@ public final class EncryptedFileStore: SecureStore {
             guard try currentItems(&state, mayAsk: true) != nil, let header = state.header, let keys = state.keys else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
             }
-            return keyCache.cache.store(
-                KeyCachePolicy.name(path: path, header: header), key: keys.masterBytes, lifetime: lifetime ?? keyCache.lifetime)
+            let name = KeyCachePolicy.name(path: path, header: header)
+            // The passphrase is known when it was given or asked; else the kept entry (its
+            // verifier with it) is kept again for the new lifetime.
+            let entry =
+                state.passphrase.map { CachedVaultKey(master: keys.masterBytes, passphrase: $0) }
+                ?? keyCache.cache.load(name).flatMap { CachedVaultKey(payload: $0) }
+            guard let entry, entry.master == keys.masterBytes else { return false }
+            return keyCache.cache.store(name, key: entry.payload, lifetime: lifetime ?? keyCache.lifetime)
         }
     }
 

@@ -76,6 +76,36 @@ public final class KernelKeyring: DerivedKeyCache {
         if id >= 0 { _ = vault_keyring_invalidate(Int32(id)) }
     }
 
+    /// See ``DerivedKeyCache/removeAll(prefix:)``: every key of type `user` linked in the user
+    /// keyring whose name starts with `prefix` is invalidated; keys of other types, and
+    /// other names, are left alone.
+    @discardableResult
+    public func removeAll(prefix: String) -> Int {
+        var ids = [Int32](repeating: 0, count: 256)
+        var length = ids.withUnsafeMutableBufferPointer { vault_keyring_list($0.baseAddress, $0.count) }
+        if length > ids.count * 4 {
+            // More keys than room: once more with room for all of them.
+            ids = [Int32](repeating: 0, count: length / 4 + 16)
+            length = ids.withUnsafeMutableBufferPointer { vault_keyring_list($0.baseAddress, $0.count) }
+        }
+        guard length > 0 else {
+            if length < 0 { note(errno) }
+            return 0
+        }
+        var removed = 0
+        for id in ids.prefix(min(ids.count, length / 4)) {
+            var buffer = [CChar](repeating: 0, count: 512)
+            let needed = buffer.withUnsafeMutableBufferPointer { vault_keyring_describe(id, $0.baseAddress, $0.count) }
+            guard needed > 0, needed <= buffer.count else { continue }
+            let description = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // "type;uid;gid;perm;name": the name is what follows the fourth semicolon.
+            let fields = description.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+            guard fields.count == 5, fields[0] == "user", fields[4].hasPrefix(prefix) else { continue }
+            if vault_keyring_invalidate(id) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
     private func note(_ code: Int32) {
         guard code == EPERM || code == ENOSYS || code == EACCES else { return }
         let reason = String(cString: strerror(code))

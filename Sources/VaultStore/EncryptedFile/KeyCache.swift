@@ -25,22 +25,57 @@ public protocol DerivedKeyCache: Sendable {
     func store(_ name: String, key: [UInt8], lifetime: Int) -> Bool
     /// Forgets the key under `name` at once; nothing happens when there is none.
     func remove(_ name: String)
+    /// Forgets every key whose name starts with `prefix` (`vault lock --all`); how many.
+    @discardableResult
+    func removeAll(prefix: String) -> Int
     /// Why the cache cannot be used here (a refused system call), or nil when it can.
     var unavailability: String? { get }
 }
 
-/// Whether and how long an ``EncryptedFileStore`` keeps its derived key in a cache.
+/// Whether and how long a store (the encrypted file, a fleet) keeps its derived key in a cache.
+///
+/// The trust boundary is the user: while a key is kept, any process of the same user can
+/// use it without the passphrase (as with `ssh-agent`). A passphrase that *is* given is
+/// still checked against the kept key's verifier (``CachedVaultKey``).
 public struct KeyCachePolicy: Sendable {
     /// The cache.
     public let cache: any DerivedKeyCache
     /// Seconds a key stays cached after it was derived (the kernel's own expiry); above 0.
     public let lifetime: Int
+    /// False when a store may use a key that is kept already but must never add one
+    /// (`vault exec`: it leaves no key behind that was not there before it ran).
+    public let storesNewKeys: Bool
 
-    /// Keeps keys in `cache` for `lifetime` seconds (at least 1).
-    public init(cache: any DerivedKeyCache, lifetime: Int) {
+    /// Told, in one line, when a store opens with a kept key (`--verbose`), or nil.
+    public let notice: (@Sendable (String) -> Void)?
+
+    /// Keeps keys in `cache` for `lifetime` seconds (at least 1); with `storesNewKeys`
+    /// false, only reads the keys that are kept already.
+    public init(
+        cache: any DerivedKeyCache, lifetime: Int, storesNewKeys: Bool = true, notice: (@Sendable (String) -> Void)? = nil
+    ) {
         self.cache = cache
         self.lifetime = max(1, lifetime)
+        self.storesNewKeys = storesNewKeys
+        self.notice = notice
     }
+
+    /// This policy, reading kept keys but adding none.
+    public var readOnly: KeyCachePolicy {
+        KeyCachePolicy(cache: cache, lifetime: lifetime, storesNewKeys: false, notice: notice)
+    }
+
+    /// This policy, telling `notice` when a kept key is used.
+    public func notifying(_ notice: (@Sendable (String) -> Void)?) -> KeyCachePolicy {
+        KeyCachePolicy(cache: cache, lifetime: lifetime, storesNewKeys: storesNewKeys, notice: notice)
+    }
+
+    /// The prefix of the names of every vault file's kept key.
+    public static let fileKeyPrefix = "vault:"
+    /// The prefix of the names of every fleet's kept key (the etcd backend).
+    public static let fleetKeyPrefix = "vault-fleet:"
+    /// The prefixes of every name vault keeps a key under (`vault lock --all`).
+    public static let everyPrefix = [fileKeyPrefix, fleetKeyPrefix]
 
     /// The default lifetime: ten minutes.
     public static let defaultLifetime = 600
@@ -65,6 +100,14 @@ public struct KeyCachePolicy: Sendable {
         return lifetime == 0 ? nil : KeyCachePolicy(cache: cache, lifetime: lifetime)
     }
 
+    /// The policy for a store opened in `context`: ``fromEnvironment(_:cache:)`` of its
+    /// environment, with its notices, read-only when it stores no new cached keys.
+    public static func from(_ context: BackendContext) throws(VaultError) -> KeyCachePolicy? {
+        guard let policy = try fromEnvironment(context.environment) else { return nil }
+        return KeyCachePolicy(
+            cache: policy.cache, lifetime: policy.lifetime, storesNewKeys: context.storesNewCachedKeys, notice: context.notice)
+    }
+
     /// The name a vault file's key is kept under: `vault:` and 32 hex digits of a hash of the
     /// file's canonical path and its header (work factor and salt). A file given a new
     /// passphrase (a new salt) gets a new name, so a key is never tried on a file it was not
@@ -82,7 +125,7 @@ public struct KeyCachePolicy: Sendable {
         input += Array((canonical + "/" + file).utf8) + [0]
         input += Array(header.kdf.description.utf8) + [0] + header.salt
         let digest = SHA256.hash(data: input)
-        return "vault:" + hexadecimal(digest.prefix(16))
+        return fileKeyPrefix + hexadecimal(digest.prefix(16))
     }
 
     /// `bytes` as lower-case hexadecimal digits.

@@ -38,10 +38,17 @@ public protocol SecretPrompter: Sendable {
 /// it fails at once with a message that lists them.
 public struct PassphraseSource: Sendable {
     private let obtain: @Sendable (PassphrasePurpose) throws(VaultError) -> Secret
+    private let given: @Sendable () throws(VaultError) -> Secret?
 
-    /// A source backed by a closure.
-    public init(_ obtain: @escaping @Sendable (PassphrasePurpose) throws(VaultError) -> Secret) {
+    /// A source backed by a closure. `given` answers ``givenPassphrase()``: the passphrase
+    /// when it is known without asking anybody, else nil (the default: a closure that may
+    /// prompt counts as not given, so a warm key cache serves without calling it).
+    public init(
+        given: @escaping @Sendable () throws(VaultError) -> Secret? = { nil },
+        _ obtain: @escaping @Sendable (PassphrasePurpose) throws(VaultError) -> Secret
+    ) {
         self.obtain = obtain
+        self.given = given
     }
 
     /// The passphrase for `purpose`.
@@ -49,16 +56,23 @@ public struct PassphraseSource: Sendable {
         try obtain(purpose)
     }
 
+    /// The passphrase when one was given without a prompt (a file, `LoadCredential`, an
+    /// environment variable, a fixed one), else nil. A store with a kept key checks a given
+    /// passphrase against it, and asks for none when nil: as `ssh-agent` serves a loaded key.
+    public func givenPassphrase() throws(VaultError) -> Secret? {
+        try given()
+    }
+
     /// Always the same passphrase (tests, embedding programs that hold it themselves).
     public static func fixed(_ passphrase: Secret) -> PassphraseSource {
-        PassphraseSource { _ in passphrase }
+        PassphraseSource(given: { passphrase }) { _ in passphrase }
     }
 
     /// The lookup order described above. `file` is the `--passphrase-file` option.
     public static func standard(
         file: String? = nil, environment: [String: String], prompter: (any SecretPrompter)? = nil
     ) -> PassphraseSource {
-        PassphraseSource { purpose throws(VaultError) in
+        let given: @Sendable () throws(VaultError) -> Secret? = { () throws(VaultError) -> Secret? in
             if let path = file ?? environment["VAULT_PASSPHRASE_FILE"], !path.isEmpty {
                 return try readPassphraseFile(path)
             }
@@ -68,6 +82,10 @@ public struct PassphraseSource: Sendable {
                 return try readPassphraseFile("\(dir)/vault-passphrase")
             }
             if let value = environment["VAULT_PASSPHRASE"], !value.isEmpty { return Secret(value) }
+            return nil
+        }
+        return PassphraseSource(given: given) { purpose throws(VaultError) in
+            if let passphrase = try given() { return passphrase }
             guard let prompter, prompter.isAvailable else {
                 throw .invalidInput(
                     "no passphrase: use --passphrase-file, VAULT_PASSPHRASE_FILE, systemd's LoadCredential=vault-passphrase "

@@ -49,13 +49,26 @@ struct UnlockCommand: ParsableCommand {
 struct LockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock",
-        abstract: "Remove the vault file's key from the kernel keyring now (file backend).",
-        discussion: "The next command asks for the passphrase (or reads it from its usual sources) again.")
+        abstract: "Remove the vault file's key from the kernel keyring now (file backend; --all: every vault key).",
+        discussion: """
+            The next command asks for the passphrase (or reads it from its usual sources) again. \
+            With --all, every key vault keeps for this user (every vault file's and every \
+            fleet's) is removed, whatever the backend options say.
+            """)
 
+    @Flag(help: "Remove every key vault keeps in this user's kernel keyring (every vault file, every fleet).")
+    var all = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in
+            if all {
+                let keyring = KernelKeyring()
+                let removed = KeyCachePolicy.everyPrefix.reduce(0) { $0 + keyring.removeAll(prefix: $1) }
+                if let why = keyring.unavailability { throw .backendUnavailable("the kernel keyring cannot be used here: \(why)") }
+                Terminal.note("removed \(removed) kept key\(removed == 1 ? "" : "s")")
+                return
+            }
             let vault = try fileStoreOnly(store, command: "lock")
             try vault.forgetCachedKey(in: vault.keyCache?.cache ?? KernelKeyring())
         }
