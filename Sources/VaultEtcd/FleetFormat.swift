@@ -115,7 +115,7 @@ enum FleetFormat {
 
     /// What every name of a fleet key in the key cache starts with, so that `vault lock
     /// --backend etcd` can drop them all without asking etcd anything.
-    static let cachePrefix = "vault-fleet:"
+    static let cachePrefix = KeyCachePolicy.fleetKeyPrefix
 
     /// The name the fleet's key is kept under in the key cache: ``cachePrefix`` and 32 hex
     /// digits of a hash of the etcd cluster's id (`cluster_id`), the prefix and the

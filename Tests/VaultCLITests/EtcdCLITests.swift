@@ -102,6 +102,46 @@ struct EtcdCLITests {
         }
     }
 
+    @Test(
+        "a given fleet passphrase is checked against the kept key; with none a kept key serves; lock --backend etcd drops it",
+        .enabled(if: getuid() == 0, "needs root to run as another uid"))
+    func theKeptFleetKeyHonoursAGivenPassphraseAndLockDropsIt() async throws {
+        try await withTemporaryDirectory("vault-fleet") { root in
+            let machine = try machines(1, in: root, extra: ["VAULT_KEY_CACHE_TTL": "60"])[0]
+            // As uid 4244: a user keyring of its own, so the lock never drops the keys of
+            // whoever runs the tests (nor of the other tests running now).
+            for path in [root, "\(root)/machine0", machine.home + "/run", machine.home + "/tmp"] {
+                guard chown(path, 4244, 4244) == 0 else { throw CancellationError() }
+            }
+            let script = """
+                set -u
+                printf %s kept-secret | "$VAULT" save --server s --account a || exit 10
+                VAULT_PASSPHRASE=wrong "$VAULT" load --server s --account a 2>&1; echo " wrong=$?"
+                "$VAULT" load --server s --account a; echo " right=$?"
+                env -u VAULT_PASSPHRASE "$VAULT" load --server s --account a; echo " none=$?"
+                grep -c ' vault-fleet:' /proc/keys
+                env -u VAULT_PASSPHRASE -u VAULT_ETCD_ENDPOINTS "$VAULT" lock --backend etcd 2>&1; echo " lock=$?"
+                grep ' vault-fleet:' /proc/keys | awk '$2 !~ /[iRD]/' | wc -l
+                env -u VAULT_PASSPHRASE "$VAULT" load --server s --account a 2>&1; echo " after-lock=$?"
+                """
+            var environment = machine.environment
+            environment["VAULT"] = VaultProcess.vaultPath
+            let result = try await ChildProcess.runAsync(
+                "/usr/bin/setpriv", ["--reuid=4244", "--regid=4244", "--clear-groups", "--", "/bin/sh", "-c", script],
+                environment: environment, timeout: 120)
+            let lines = result.out.split(separator: "\n").map(String.init)
+            #expect(result.status == 0, "\(result.out) \(result.err)")
+            #expect(lines.contains(" wrong=3") && !result.out.contains("kept-secret wrong"), "a wrong given passphrase: exit 3: \(lines)")
+            #expect(lines.contains("kept-secret right=0"), "the right one: \(lines)")
+            #expect(lines.contains("kept-secret none=0"), "none given: the kept key serves: \(lines)")
+            #expect(lines.contains("vault: removed 1 kept fleet key") && lines.contains(" lock=0"), "\(lines)")
+            #expect(
+                lines.filter { Int($0) != nil } == ["1", "0"],
+                "one fleet key kept, none live after the lock (invalidated ones linger until collected): \(lines)")
+            #expect(lines.contains(" after-lock=2"), "no source and no kept key: exit 2: \(lines)")
+        }
+    }
+
     @Test func aWrongFleetPassphraseExits3AndChangesNothing() async throws {
         try await withTemporaryDirectory("vault-fleet") { root in
             let fleet = try machines(2, in: root)

@@ -146,6 +146,38 @@ struct EtcdStoreTests {
         #expect(name != FleetFormat.cacheName(clusterID: cluster, prefix: configuration.prefix, record: record.reversed()))
     }
 
+    @Test func aKeptKeyServesAGivenPassphraseOnlyWhenItIsTheKeysAndAReadOnlyPolicyAddsNone() throws {
+        let configuration = try configuration()
+        let cache = MemoryKeyCache()
+        let readOnly = KeyCachePolicy(cache: cache, lifetime: 60, storesNewKeys: false)
+        let first = EtcdStore(
+            client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret(Self.passphrase)), kdf: KDFParameters(log2N: 10),
+            keyCache: readOnly)
+        try first.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        #expect(cache.count == 0, "storesNewKeys false: nothing kept")
+        let policy = KeyCachePolicy(cache: cache, lifetime: 60)
+        #expect(
+            try EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret(Self.passphrase)), keyCache: policy).load(
+                server: "s", account: "a") != nil)
+        #expect(cache.count == 1)
+        // A wrong given passphrase is not taken on the cache's word.
+        #expect(throws: VaultError.wrongPassphrase) {
+            try EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret("wrong")), keyCache: policy)
+                .load(server: "s", account: "a")
+        }
+        // None given (only a prompt left): the kept key serves without asking.
+        let prompted = Mutex(0)
+        let prompt = PassphraseSource { _ in
+            prompted.withLock { $0 += 1 }
+            return Secret("typed")
+        }
+        #expect(
+            try EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: prompt, keyCache: policy).load(server: "s", account: "a")?
+                .secret == Secret("x"))
+        #expect(prompted.withLock { $0 } == 0)
+        #expect(cache.count == 1, "the right key stays kept")
+    }
+
     @Test func aWriteOverAnItemAnotherMachineChangedSinceItWasReadIsRefused() throws {
         let shared = try configuration()
         let first = try store(shared)
