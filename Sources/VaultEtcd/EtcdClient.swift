@@ -25,12 +25,18 @@ import VaultStore
 public final class EtcdClient: Sendable {
     /// What the client was made with.
     public let configuration: EtcdConfiguration
-    private let http: HTTPClient
     private let password: Secret?
     /// The endpoint that answered last: the first one tried next time.
     private let preferred = Mutex(0)
     /// etcd's authentication token, once had.
     private let token = Mutex<String?>(nil)
+    /// The `cluster_id` of the last answer's header.
+    private let lastClusterID = Mutex<String?>(nil)
+
+    /// The cluster that answered (etcd's `cluster_id`, from the header of every answer of
+    /// the JSON gateway), or nil before the first answer that carried one. A key derived
+    /// for one cluster's fleet is kept under a name that includes it (``FleetFormat/cacheName(clusterID:prefix:record:)``).
+    public var clusterID: String? { lastClusterID.withLock { $0 } }
 
     /// The largest answer accepted.
     static let maximumAnswer = 64 << 20
@@ -42,15 +48,34 @@ public final class EtcdClient: Sendable {
         password = try configuration.passwordFile.map { path throws(VaultError) in
             try PassphraseSource.readPassphraseFile(path, what: "etcd password file")
         }
-        var http = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)), decompression: .disabled)
-        // Each waiter for a refresh lock holds a connection for as long as it waits.
-        http.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-        http.tlsConfiguration = try Self.tls(configuration)
-        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        tls = try configuration.usesTLS ? Self.tls(configuration) : nil
     }
 
-    deinit { try? http.syncShutdown() }
+    /// The TLS settings of every request (the members' CAs, the client certificate), or nil
+    /// for `http://` endpoints. Given per request, so one ``http`` serves every configuration
+    /// (AsyncHTTPClient keys its connection pools by them).
+    private let tls: TLSConfiguration?
+
+    /// The one HTTP client of the process, made on first use and never shut down.
+    ///
+    /// Shutting an `HTTPClient` down while its pool still has a connection's bookkeeping in
+    /// flight crashes the process: `HTTPClient.shutdown` runs on the calling thread and
+    /// cancels the connections the pool believes leased, while the connections report
+    /// "released" and "closed" from their event loops; the release of a request whose future
+    /// has already completed can reach the pool after the pool dropped that connection,
+    /// and the pool's state machine then stops the process (`preconditionFailure("A
+    /// connection that we don't know was released?")`, SIGILL), about once in 2,000 short
+    /// `vault load`s. A client that is never shut down has no such window; idle connections
+    /// still close after the pool's idle timeout, and a process that ends takes the rest
+    /// with it. So no ``EtcdClient`` owns (or shuts down) a client, and a long-lived
+    /// process that makes many stores shares this one, as `HTTPClient.shared` is shared.
+    private static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)), decompression: .disabled)
+        // Each waiter for a refresh lock holds a connection for as long as it waits.
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     private static func tls(_ configuration: EtcdConfiguration) throws(VaultError) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -106,6 +131,9 @@ public final class EtcdClient: Sendable {
             }
             if case .ok(let answer) = outcome {
                 preferred.withLock { $0 = index }
+                if let cluster = (try? JSONDecoder().decode(EtcdWire.Headed.self, from: answer))?.header?.cluster_id, !cluster.isEmpty {
+                    lastClusterID.withLock { $0 = cluster }
+                }
                 do {
                     return try JSONDecoder().decode(Answer.self, from: answer)
                 } catch {
@@ -192,13 +220,14 @@ public final class EtcdClient: Sendable {
             var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
             if authorized, let token = token.withLock({ $0 }) { headers.add(name: "Authorization", value: token) }
             request = try HTTPClient.Request(
-                url: endpoint.absoluteString + path, method: .POST, headers: headers, body: .bytes(Array(data)))
+                url: endpoint.absoluteString + path, method: .POST, headers: headers, body: .bytes(Array(data)),
+                tlsConfiguration: endpoint.scheme == "https" ? tls : nil)
         } catch {
             return .failed("not a usable URL")
         }
         let delegate = ResponseAccumulator(request: request, maxBodySize: Self.maximumAnswer)
         let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
-        let task = http.execute(request: request, delegate: delegate, deadline: .now() + .nanoseconds(max(1, nanoseconds)))
+        let task = Self.http.execute(request: request, delegate: delegate, deadline: .now() + .nanoseconds(max(1, nanoseconds)))
         let response: HTTPClient.Response
         do {
             response = try task.futureResult.wait()

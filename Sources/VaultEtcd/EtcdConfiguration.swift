@@ -9,7 +9,8 @@ import VaultStore
 ///
 /// | variable | option | meaning |
 /// | --- | --- | --- |
-/// | `VAULT_ETCD_ENDPOINTS` | `--etcd-endpoints` | `URL,URL,…`: `http://` or `https://` host and port, no path |
+/// | `VAULT_ETCD_ENDPOINTS` | `--etcd-endpoints` | `URL,URL,…`: `https://` (or, to this machine, `http://`) host and port, no path |
+/// | `VAULT_ETCD_INSECURE_HTTP=1` | `--etcd-insecure-http` | allow `http://` to another machine (clear text) |
 /// | `VAULT_ETCD_PREFIX` | `--etcd-prefix` | the key prefix vault owns (default `/vault/`) |
 /// | `VAULT_ETCD_CACERT` | `--etcd-cacert` | PEM file of the CAs that sign the members' certificates |
 /// | `VAULT_ETCD_CERT`, `VAULT_ETCD_KEY` | `--etcd-cert`, `--etcd-key` | the client certificate and its key (PEM) |
@@ -34,6 +35,13 @@ public struct EtcdConfiguration: Sendable, Equatable {
     public var timeout: Duration
     /// The TTL of the refresh lock's lease, in seconds.
     public var lockTTL: Int
+    /// True when `http://` endpoints on other machines were explicitly allowed
+    /// (`VAULT_ETCD_INSECURE_HTTP=1`): the etcd password, its token and the sealed items
+    /// then cross the network in clear text.
+    public var insecureHTTP: Bool = false
+
+    /// True when some endpoint is `https://` (the TLS settings are used for those).
+    public var usesTLS: Bool { endpoints.contains { $0.scheme == "https" } }
 
     /// The default prefix.
     public static let defaultPrefix = "/vault/"
@@ -54,16 +62,36 @@ public struct EtcdConfiguration: Sendable, Equatable {
         guard (certificate == nil) == (key == nil) else {
             throw .invalidInput("--etcd-cert and --etcd-key go together (a client certificate and its private key)")
         }
+        let insecureHTTP: Bool
+        switch environment["VAULT_ETCD_INSECURE_HTTP"] ?? "" {
+        case "", "0": insecureHTTP = false
+        case "1": insecureHTTP = true
+        default: throw .invalidInput("VAULT_ETCD_INSECURE_HTTP must be 1 (allow http:// to other machines) or 0")
+        }
+        let plain = endpoints.filter { $0.scheme == "http" }
+        let caFile = nonEmpty(environment["VAULT_ETCD_CACERT"])
+        if !plain.isEmpty, caFile != nil || certificate != nil {
+            // They would be silently unused for those endpoints: the user meant TLS.
+            throw .invalidInput(
+                "--etcd-cacert, --etcd-cert and --etcd-key are for https:// endpoints, and \(plain[0].absoluteString) is http://: use https://")
+        }
+        if !insecureHTTP, let remote = plain.first(where: { !isLoopback($0.host ?? "") }) {
+            throw .invalidInput(
+                "--etcd-endpoints: \(remote.absoluteString) is plain HTTP to another machine: the etcd password, its token and "
+                    + "the fleet's items would cross the network in clear text; use https:// (see docs/fleet.md), "
+                    + "or allow it with --etcd-insecure-http (VAULT_ETCD_INSECURE_HTTP=1)")
+        }
         let user = nonEmpty(environment["VAULT_ETCD_USER"])
         let passwordFile = nonEmpty(environment["VAULT_ETCD_PASSWORD_FILE"])
         guard (user == nil) == (passwordFile == nil) else {
             throw .invalidInput("--etcd-user and --etcd-password-file go together (the password is never an argument)")
         }
         return EtcdConfiguration(
-            endpoints: endpoints, prefix: prefix, caFile: nonEmpty(environment["VAULT_ETCD_CACERT"]), certificateFile: certificate,
+            endpoints: endpoints, prefix: prefix, caFile: caFile, certificateFile: certificate,
             keyFile: key, user: user, passwordFile: passwordFile,
             timeout: try seconds(environment["VAULT_ETCD_TIMEOUT"], name: "VAULT_ETCD_TIMEOUT", default: 10, range: 0.5...600),
-            lockTTL: Int(try seconds(environment["VAULT_ETCD_LOCK_TTL"], name: "VAULT_ETCD_LOCK_TTL", default: 5, range: 2...60)))
+            lockTTL: Int(try seconds(environment["VAULT_ETCD_LOCK_TTL"], name: "VAULT_ETCD_LOCK_TTL", default: 5, range: 2...60)),
+            insecureHTTP: insecureHTTP)
     }
 
     /// The endpoints as given, for messages.
@@ -93,6 +121,17 @@ public struct EtcdConfiguration: Sendable, Equatable {
         }
         guard port == url.port else { throw refuse() }
         return URL(string: "\(scheme)://\(host.contains(":") ? "[\(host)]" : host)\(port.map { ":\($0)" } ?? "")")!
+    }
+
+    /// True for a name of this machine: `localhost` (and names under it), 127.0.0.0/8, ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { octet in
+                !octet.isEmpty && octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber } && UInt8(octet) != nil
+            }
     }
 
     private static func prefix(_ raw: String) throws(VaultError) -> String {

@@ -206,11 +206,7 @@ public final class EtcdStore: SecureStore {
                 let record = FleetFormat.record(parameters, keys: keys, recordKey: parametersKey)
                 switch try client.write(.put(parametersKey, record), guards: [(parametersKey, 0)]) {
                 case .written(let revision):
-                    if let keyCache {
-                        keyCache.cache.store(
-                            FleetFormat.cacheName(prefix: prefix, record: record), key: master.withUnsafeBytes { Array($0) },
-                            lifetime: keyCache.lifetime)
-                    }
+                    keep(master, passphrase: passphrase, record: record)
                     return remember(record: record, keys: keys, revision: revision)
                 case .conflict(let raced):
                     // Another machine created the fleet meanwhile: take theirs.
@@ -221,14 +217,20 @@ public final class EtcdStore: SecureStore {
                 return remember(record: entry.value, keys: kept, revision: entry.modRevision)
             }
             let parameters = try FleetFormat.parse(entry.value)
-            // The key cache first: a kept key that does not verify the record is dropped.
-            let cacheName = keyCache.map { _ in FleetFormat.cacheName(prefix: prefix, record: entry.value) }
-            if let keyCache, let cacheName, let master = keyCache.cache.load(cacheName), master.count == 32 {
-                let keys = FleetFormat.Keys(master: SymmetricKey(data: master))
-                if FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) {
+            // The key cache first: a kept key that does not verify the record is dropped. A
+            // passphrase given without a prompt must be the kept key's (its verifier, one
+            // HMAC), else the key is derived from it as without a cache: a wrong one is
+            // `.wrongPassphrase`. With none given, a kept key serves.
+            if let keyCache, let cacheName = cacheName(record: entry.value), let payload = keyCache.cache.load(cacheName),
+                let kept = CachedVaultKey(payload: payload)
+            {
+                let keys = FleetFormat.Keys(master: SymmetricKey(data: kept.master))
+                if !FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) {
+                    keyCache.cache.remove(cacheName)
+                } else if try givenPassphrase().map(kept.admits) ?? true {
+                    keyCache.notice?("the fleet key of \(prefix) came from the key cache")
                     return remember(record: entry.value, keys: keys, revision: entry.modRevision)
                 }
-                keyCache.cache.remove(cacheName)
             }
             let passphrase = try passphrase(for: .unlock)
             let master = try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master
@@ -237,12 +239,33 @@ public final class EtcdStore: SecureStore {
                 state.withLock { $0.passphrase = nil }
                 throw .wrongPassphrase
             }
-            if let keyCache, let cacheName {
-                keyCache.cache.store(cacheName, key: master.withUnsafeBytes { Array($0) }, lifetime: keyCache.lifetime)
-            }
+            keep(master, passphrase: passphrase, record: entry.value)
             return remember(record: entry.value, keys: keys, revision: entry.modRevision)
         }
         throw .backendUnavailable("the fleet's parameters record in etcd kept changing")
+    }
+
+    /// Keeps `master` (derived from `passphrase`) in the key cache with its passphrase
+    /// verifier, when there is a cache that stores new keys and etcd said which cluster it is.
+    private func keep(_ master: SymmetricKey, passphrase: Secret, record: [UInt8]) {
+        guard let keyCache, keyCache.storesNewKeys, let cacheName = cacheName(record: record) else { return }
+        let entry = CachedVaultKey(master: master.withUnsafeBytes { Array($0) }, passphrase: passphrase)
+        keyCache.cache.store(cacheName, key: entry.payload, lifetime: keyCache.lifetime)
+    }
+
+    /// The passphrase given without a prompt (``PassphraseSource/givenPassphrase()``), read
+    /// once per instance; nil when only a prompt is left.
+    private func givenPassphrase() throws(VaultError) -> Secret? {
+        if let known = state.withLock({ $0.passphrase }) { return known }
+        guard let given = try passphraseSource.givenPassphrase() else { return nil }
+        state.withLock { $0.passphrase = given }
+        return given
+    }
+
+    /// The key cache's name for the fleet of `record` on the cluster that answered, or nil
+    /// (no cache then) when etcd did not say which cluster it is.
+    private func cacheName(record: [UInt8]) -> String? {
+        client.clusterID.map { FleetFormat.cacheName(clusterID: $0, prefix: prefix, record: record) }
     }
 
     private func remember(record: [UInt8], keys: FleetFormat.Keys, revision: Int64) -> Fleet {

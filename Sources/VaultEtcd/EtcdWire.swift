@@ -21,6 +21,13 @@ enum EtcdWire {
 
     struct Header: Decodable {
         var revision: String?
+        /// The cluster's id, the same from every member (a decimal string).
+        var cluster_id: String?
+    }
+
+    /// Any answer, for its header alone.
+    struct Headed: Decodable {
+        var header: Header?
     }
 
     struct RangeResponse: Decodable {

@@ -113,12 +113,18 @@ enum FleetFormat {
         return hex(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
     }
 
-    /// The name the fleet's key is kept under in the key cache: `vault:` and 32 hex digits of
-    /// a hash of the prefix and the parameters record (work factor and salt), so a key is
-    /// only ever tried on the fleet it was derived for; nothing readable about either.
-    static func cacheName(prefix: String, record: [UInt8]) -> String {
-        let digest = SHA256.hash(data: Array("vault etcd key cache v1\u{0}\(prefix)\u{0}".utf8) + record)
-        return "vault:" + hex(digest.prefix(16))
+    /// What every name of a fleet key in the key cache starts with, so that `vault lock
+    /// --backend etcd` can drop them all without asking etcd anything.
+    static let cachePrefix = KeyCachePolicy.fleetKeyPrefix
+
+    /// The name the fleet's key is kept under in the key cache: ``cachePrefix`` and 32 hex
+    /// digits of a hash of the etcd cluster's id (`cluster_id`), the prefix and the
+    /// parameters record (work factor and salt), so a key is only ever tried on the fleet
+    /// it was derived for: a parameters record copied to another cluster (under the same
+    /// prefix) does not find it. Nothing readable about any of them.
+    static func cacheName(clusterID: String, prefix: String, record: [UInt8]) -> String {
+        let digest = SHA256.hash(data: Array("vault etcd key cache v2\u{0}\(clusterID)\u{0}\(prefix)\u{0}".utf8) + record)
+        return cachePrefix + hex(digest.prefix(16))
     }
 
     /// The hidden name of an account's refresh lock: from the same key as item names but

@@ -49,16 +49,27 @@ package struct StoreOptions: ParsableArguments {
     package var noKeyCache = false
 
     @Option(
-        help: ArgumentHelp("etcd backend: the members' client URLs (env: VAULT_ETCD_ENDPOINTS).", valueName: "url,url,..."))
+        help: ArgumentHelp(
+            "etcd backend: the members' client URLs, https:// (http:// only to this machine, unless --etcd-insecure-http) "
+                + "(env: VAULT_ETCD_ENDPOINTS).", valueName: "url,url,..."))
     package var etcdEndpoints: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "etcd backend: allow http:// endpoints on other machines, so the etcd password, its token and the sealed items "
+                + "cross the network in clear text (env: VAULT_ETCD_INSECURE_HTTP=1)."))
+    package var etcdInsecureHttp = false
 
     @Option(help: ArgumentHelp("etcd backend: the key prefix vault owns (env: VAULT_ETCD_PREFIX; default /vault/).", valueName: "prefix"))
     package var etcdPrefix: String?
 
-    @Option(help: ArgumentHelp("etcd backend: PEM file of the CAs of the members' certificates (env: VAULT_ETCD_CACERT).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "etcd backend: PEM file of the CAs of the members' certificates, for https:// endpoints (env: VAULT_ETCD_CACERT).",
+            valueName: "path"))
     package var etcdCacert: String?
 
-    @Option(help: ArgumentHelp("etcd backend: the client certificate, PEM (env: VAULT_ETCD_CERT).", valueName: "path"))
+    @Option(help: ArgumentHelp("etcd backend: the client certificate, PEM, for https:// endpoints (env: VAULT_ETCD_CERT).", valueName: "path"))
     package var etcdCert: String?
 
     @Option(help: ArgumentHelp("etcd backend: the client certificate's private key, PEM (env: VAULT_ETCD_KEY).", valueName: "path"))
@@ -121,6 +132,7 @@ package struct StoreOptions: ParsableArguments {
             (etcdPasswordFile, "VAULT_ETCD_PASSWORD_FILE"),
         ]
         for (value, variable) in etcd { if let value { environment[variable] = value } }
+        if etcdInsecureHttp { environment["VAULT_ETCD_INSECURE_HTTP"] = "1" }
         return environment
     }
 

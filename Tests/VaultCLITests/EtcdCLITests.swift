@@ -102,6 +102,46 @@ struct EtcdCLITests {
         }
     }
 
+    @Test(
+        "a given fleet passphrase is checked against the kept key; with none a kept key serves; lock --backend etcd drops it",
+        .enabled(if: getuid() == 0, "needs root to run as another uid"))
+    func theKeptFleetKeyHonoursAGivenPassphraseAndLockDropsIt() async throws {
+        try await withTemporaryDirectory("vault-fleet") { root in
+            let machine = try machines(1, in: root, extra: ["VAULT_KEY_CACHE_TTL": "60"])[0]
+            // As uid 4244: a user keyring of its own, so the lock never drops the keys of
+            // whoever runs the tests (nor of the other tests running now).
+            for path in [root, "\(root)/machine0", machine.home + "/run", machine.home + "/tmp"] {
+                guard chown(path, 4244, 4244) == 0 else { throw CancellationError() }
+            }
+            let script = """
+                set -u
+                printf %s kept-secret | "$VAULT" save --server s --account a || exit 10
+                VAULT_PASSPHRASE=wrong "$VAULT" load --server s --account a 2>&1; echo " wrong=$?"
+                "$VAULT" load --server s --account a; echo " right=$?"
+                env -u VAULT_PASSPHRASE "$VAULT" load --server s --account a; echo " none=$?"
+                grep -c ' vault-fleet:' /proc/keys
+                env -u VAULT_PASSPHRASE -u VAULT_ETCD_ENDPOINTS "$VAULT" lock --backend etcd 2>&1; echo " lock=$?"
+                grep ' vault-fleet:' /proc/keys | awk '$2 !~ /[iRD]/' | wc -l
+                env -u VAULT_PASSPHRASE "$VAULT" load --server s --account a 2>&1; echo " after-lock=$?"
+                """
+            var environment = machine.environment
+            environment["VAULT"] = VaultProcess.vaultPath
+            let result = try await ChildProcess.runAsync(
+                "/usr/bin/setpriv", ["--reuid=4244", "--regid=4244", "--clear-groups", "--", "/bin/sh", "-c", script],
+                environment: environment, timeout: 120)
+            let lines = result.out.split(separator: "\n").map(String.init)
+            #expect(result.status == 0, "\(result.out) \(result.err)")
+            #expect(lines.contains(" wrong=3") && !result.out.contains("kept-secret wrong"), "a wrong given passphrase: exit 3: \(lines)")
+            #expect(lines.contains("kept-secret right=0"), "the right one: \(lines)")
+            #expect(lines.contains("kept-secret none=0"), "none given: the kept key serves: \(lines)")
+            #expect(lines.contains("vault: removed 1 kept fleet key") && lines.contains(" lock=0"), "\(lines)")
+            #expect(
+                lines.filter { Int($0) != nil } == ["1", "0"],
+                "one fleet key kept, none live after the lock (invalidated ones linger until collected): \(lines)")
+            #expect(lines.contains(" after-lock=2"), "no source and no kept key: exit 2: \(lines)")
+        }
+    }
+
     @Test func aWrongFleetPassphraseExits3AndChangesNothing() async throws {
         try await withTemporaryDirectory("vault-fleet") { root in
             let fleet = try machines(2, in: root)
@@ -133,6 +173,86 @@ struct EtcdCLITests {
             #expect(unreachable.err.contains("http://127.0.0.1:1") && unreachable.err.contains("http://127.0.0.1:9"))
             #expect(Date().timeIntervalSince(start) < 10)
         }
+    }
+
+    @Test func plainHTTPToAnotherMachineIsRefusedUnlessAllowedAndTLSOptionsNeedHTTPS() async throws {
+        try await withTemporaryDirectory("vault-fleet") { root in
+            let machine = try machines(1, in: root)[0]
+            // Refused before any connection: nothing leaves this machine.
+            for endpoints in ["http://10.0.0.11:2379", "http://127.0.0.1:1,http://etcd.example.com:2379", "http://[fe80::1]:2379"] {
+                let refused = try await machine.vault(["list", "--etcd-endpoints", endpoints])
+                expectOneLine(refused, status: 2)
+                #expect(refused.err.contains("clear text") && refused.err.contains("--etcd-insecure-http"), "\(refused.err)")
+            }
+            // Allowed explicitly, by the flag or the variable. 0.0.0.0 is this machine to Linux,
+            // but not a loopback name: it stands for another machine here, reachable on loopback.
+            let port = try #require(machine.environment["VAULT_ETCD_ENDPOINTS"]!.split(separator: ",")[0].split(separator: ":").last)
+            let anyAddress = "http://0.0.0.0:\(port)"
+            expectOneLine(
+                try await machine.vault(["save", "--server", "s", "--account", "a", "--etcd-endpoints", anyAddress], stdin: "x"), status: 2)
+            let allowed = try await machine.vault(
+                ["save", "--server", "s", "--account", "a", "--etcd-endpoints", anyAddress, "--etcd-insecure-http"], stdin: "x")
+            #expect(allowed.status == 0, "\(allowed.err)")
+            var environment = machine.environment
+            environment["VAULT_ETCD_ENDPOINTS"] = anyAddress
+            environment["VAULT_ETCD_INSECURE_HTTP"] = "1"
+            let loaded = try await VaultProcess.vaultAsync(["load", "--server", "s", "--account", "a"], environment: environment)
+            #expect(loaded.status == 0 && loaded.out == "x", "\(loaded.err)")
+            environment["VAULT_ETCD_INSECURE_HTTP"] = "yes"
+            expectOneLine(try await VaultProcess.vaultAsync(["list"], environment: environment), status: 2)
+            // TLS options with http:// endpoints were silently unused: now exit 2.
+            let pem = "\(root)/ca.pem"
+            try "not read".write(toFile: pem, atomically: true, encoding: .utf8)
+            for options in [["--etcd-cacert", pem], ["--etcd-cert", pem, "--etcd-key", pem]] {
+                let refused = try await machine.vault(["list"] + options)
+                expectOneLine(refused, status: 2)
+                #expect(refused.err.contains("https://"), "\(refused.err)")
+            }
+        }
+    }
+
+    @Test func aParametersRecordCopiedToAnotherClusterDoesNotOpenWithTheKeyCachedForTheFirst() async throws {
+        try await withEtcdCluster { other in
+            try await withTemporaryDirectory("vault-fleet") { root in
+                // A machine of fleet A (the shared cluster) with A's key in the kernel key cache.
+                let prefix = EtcdTestEnvironment.uniquePrefix()
+                let machine = try machines(1, in: root, prefix: prefix, extra: ["VAULT_KEY_CACHE_TTL": "60"])[0]
+                #expect(try await machine.vault(["save", "--server", "s", "--account", "a"], stdin: "a-secret").status == 0)
+                // Someone copies fleet A's parameters record into cluster B, under the same prefix.
+                let endpointA = String(machine.environment["VAULT_ETCD_ENDPOINTS"]!.split(separator: ",")[0])
+                try await Self.copy(prefix + "params", from: endpointA, to: other.members[0].clientURL)
+                // The same machine (same user, same key cache) now works for fleet B, with B's passphrase.
+                var inB = machine.environment
+                inB["VAULT_ETCD_ENDPOINTS"] = other.endpoints
+                inB["VAULT_PASSPHRASE"] = "fleet B passphrase"
+                let saved = try await VaultProcess.vaultAsync(
+                    ["save", "--server", "s", "--account", "b"], environment: inB, stdin: Data("b-secret".utf8))
+                expectOneLine(saved, status: 3)
+                // Nothing was sealed under A's key in cluster B: a member of fleet A finds nothing there.
+                var memberOfA = inB
+                memberOfA["VAULT_PASSPHRASE"] = Self.fleetPassphrase
+                memberOfA["VAULT_KEY_CACHE_TTL"] = "0"
+                let read = try await VaultProcess.vaultAsync(["load", "--server", "s", "--account", "b"], environment: memberOfA)
+                #expect(read.status == 1 && read.out.isEmpty, "B's secret was sealed under A's key: \(read.status) \(read.err)")
+                // A itself is untouched and still served from the cache.
+                var inA = machine.environment
+                inA.removeValue(forKey: "VAULT_PASSPHRASE")
+                #expect(try await VaultProcess.vaultAsync(["load", "--server", "s", "--account", "a"], environment: inA).out == "a-secret")
+            }
+        }
+    }
+
+    /// Copies the value at `key` from one etcd to another, as bytes (through the JSON gateway).
+    static func copy(_ key: String, from source: String, to destination: String) async throws {
+        let keyField = Data(key.utf8).base64EncodedString()
+        let range = try await ChildProcess.runAsync(
+            "/usr/bin/curl", ["-sS", "--max-time", "5", "-d", "{\"key\":\"\(keyField)\"}", source + "/v3/kv/range"], timeout: 10)
+        let answer = try JSONSerialization.jsonObject(with: range.stdout) as? [String: Any]
+        let value = try #require(((answer?["kvs"] as? [[String: Any]])?.first?["value"]) as? String, "\(range.out)")
+        let put = try await ChildProcess.runAsync(
+            "/usr/bin/curl", ["-sS", "--max-time", "5", "-d", "{\"key\":\"\(keyField)\",\"value\":\"\(value)\"}", destination + "/v3/kv/put"],
+            timeout: 10)
+        #expect(put.status == 0 && put.out.contains("header"), "\(put.out)\(put.err)")
     }
 
     @Test func sixteenRequestsOnFourMachinesAtExpiryCauseOneRefresh() async throws {

@@ -107,6 +107,77 @@ struct EtcdStoreTests {
         #expect(asked.withLock { $0 } == 1, "a key that does not verify the record is dropped and the passphrase asked")
     }
 
+    @Test func plainHTTPIsForThisMachineUnlessAllowedAndTLSFilesNeedHTTPS() throws {
+        func parse(_ endpoints: String, _ extra: [String: String] = [:]) throws(VaultError) -> EtcdConfiguration {
+            try EtcdConfiguration.from(environment: ["VAULT_ETCD_ENDPOINTS": endpoints].merging(extra) { $1 })
+        }
+        for loopback in ["http://127.0.0.1:2379", "http://127.8.9.10:2379", "http://localhost:2379", "http://LOCALHOST:2379", "http://[::1]:2379"] {
+            #expect(throws: Never.self, "\(loopback)") { try parse(loopback) }
+        }
+        for remote in [
+            "http://10.0.0.11:2379", "http://0.0.0.0:2379", "http://127.0.0.1.example.com:2379", "http://localhost.example.com:2379",
+            "http://[fe80::1]:2379", "http://[::ffff:10.0.0.1]:2379", "https://127.0.0.1:2379,http://etcd:2379",
+        ] {
+            #expect(throws: VaultError.self, "\(remote)") { try parse(remote) }
+            let allowed = try parse(remote, ["VAULT_ETCD_INSECURE_HTTP": "1"])
+            #expect(allowed.insecureHTTP)
+        }
+        #expect(throws: VaultError.self) { try parse("http://10.0.0.11:2379", ["VAULT_ETCD_INSECURE_HTTP": "true"]) }
+        #expect(try parse("https://10.0.0.11:2379").usesTLS)
+        #expect(try !parse("http://127.0.0.1:2379").usesTLS)
+        for tls in [["VAULT_ETCD_CACERT": "/ca.pem"], ["VAULT_ETCD_CERT": "/c.pem", "VAULT_ETCD_KEY": "/k.pem"]] {
+            #expect(throws: VaultError.self) { try parse("http://127.0.0.1:2379", tls) }
+            #expect(throws: VaultError.self) { try parse("https://127.0.0.1:2379,http://127.0.0.1:2380", tls) }
+            #expect(throws: Never.self) { try parse("https://127.0.0.1:2379", tls) }
+        }
+    }
+
+    @Test func theKeyCacheNameBindsTheClusterThePrefixAndTheRecord() throws {
+        let configuration = try configuration()
+        let store = try store(configuration)
+        try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        let cluster = try #require(store.client.clusterID)
+        #expect(!cluster.isEmpty && cluster.allSatisfy(\.isNumber), "\(cluster)")
+        let record = try #require(try store.client.get(configuration.prefix + "params")).value
+        let name = FleetFormat.cacheName(clusterID: cluster, prefix: configuration.prefix, record: record)
+        #expect(name.hasPrefix("vault-fleet:") && name.count == "vault-fleet:".count + 32)
+        #expect(name != FleetFormat.cacheName(clusterID: cluster + "1", prefix: configuration.prefix, record: record))
+        #expect(name != FleetFormat.cacheName(clusterID: cluster, prefix: configuration.prefix + "x/", record: record))
+        #expect(name != FleetFormat.cacheName(clusterID: cluster, prefix: configuration.prefix, record: record.reversed()))
+    }
+
+    @Test func aKeptKeyServesAGivenPassphraseOnlyWhenItIsTheKeysAndAReadOnlyPolicyAddsNone() throws {
+        let configuration = try configuration()
+        let cache = MemoryKeyCache()
+        let readOnly = KeyCachePolicy(cache: cache, lifetime: 60, storesNewKeys: false)
+        let first = EtcdStore(
+            client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret(Self.passphrase)), kdf: KDFParameters(log2N: 10),
+            keyCache: readOnly)
+        try first.save(Credential(server: "s", account: "a", secret: Secret("x")))
+        #expect(cache.count == 0, "storesNewKeys false: nothing kept")
+        let policy = KeyCachePolicy(cache: cache, lifetime: 60)
+        #expect(
+            try EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret(Self.passphrase)), keyCache: policy).load(
+                server: "s", account: "a") != nil)
+        #expect(cache.count == 1)
+        // A wrong given passphrase is not taken on the cache's word.
+        #expect(throws: VaultError.wrongPassphrase) {
+            try EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: .fixed(Secret("wrong")), keyCache: policy)
+                .load(server: "s", account: "a")
+        }
+        // None given (only a prompt left): the kept key serves without asking.
+        let prompted = Mutex(0)
+        let prompt = PassphraseSource { _ in
+            prompted.withLock { $0 += 1 }
+            return Secret("typed")
+        }
+        #expect(
+            try EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: prompt, keyCache: policy).load(server: "s", account: "a")?
+                .secret == Secret("x"))
+        #expect(prompted.withLock { $0 } == 0)
+        #expect(cache.count == 1, "the right key stays kept")
+    }
+
     @Test func aWriteOverAnItemAnotherMachineChangedSinceItWasReadIsRefused() throws {
         let shared = try configuration()
         let first = try store(shared)

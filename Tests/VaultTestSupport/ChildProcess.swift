@@ -13,6 +13,25 @@ public struct ProcessResult: Sendable {
 
     public var out: String { String(decoding: stdout, as: UTF8.self) }
     public var err: String { String(decoding: stderr, as: UTF8.self) }
+
+    /// Why this looks like a crash (a signal only a fault sends, or the runtime's crash
+    /// report on stderr), or nil. Signals a test sends to stop a child (SIGKILL, SIGTERM,
+    /// SIGINT) are not crashes.
+    public var crash: String? {
+        // SIGTRAP, SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS: what a failed Swift
+        // precondition, a bad access or a runtime trap ends a process with.
+        let faults: [Int32: String] = [4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV", 31: "SIGSYS"]
+        if signalled, let name = faults[status] { return "died of \(name)" }
+        // `setsid --wait` reports a child that a signal ended with this line and exits with
+        // the raw wait status (the signal number, + 128 with a core dump): exit 4 would
+        // pass for vault's "backend unavailable".
+        let text = err
+        if text.contains("did not exit normally"), let name = faults[status & 0x7F] { return "died of \(name) (\(status))" }
+        for marker in ChildProcess.crashReportMarkers where text.contains(marker) {
+            return "printed a crash report (\"\(marker)\")"
+        }
+        return nil
+    }
 }
 
 /// A program run by a test as a real child process.
@@ -38,6 +57,21 @@ public final class ChildProcess: @unchecked Sendable {
         case intoStdout
     }
 
+    /// What the Swift runtime, its backtracer and LLVM print when a process crashes.
+    public static let crashReportMarkers = [
+        "Fatal error:", "Precondition failed", "Assertion failed", "Stack dump:", "Program crashed", "Current stack trace:",
+        "Crash", "crashed:",
+    ]
+
+    /// The executables of this project: a child running one of them that crashes fails the
+    /// test (an Issue is recorded), whatever the test expected of it, so a crash can never
+    /// pass as an ordinary failure (a SIGILL through `setsid --wait` is exit 4). Other
+    /// programs (etcd, KeePassXC, curl) are not checked: their crashes are not ours.
+    public static let checkedExecutables: Set<String> = ["vault", "vault-auth", "git-credential-vault", "vault-auth-server"]
+
+    /// The program's path, as given.
+    public let executable: String
+
     /// The `setsid --wait` wrapper (the program itself, or its parent).
     public let process: Process
     private let input = Pipe()
@@ -53,6 +87,7 @@ public final class ChildProcess: @unchecked Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil,
         keepingStdinOpen: Bool = false, stdout: Output = .captured, stderr: Output = .captured
     ) throws {
+        self.executable = executable
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["--wait", executable] + arguments
@@ -229,10 +264,17 @@ public final class ChildProcess: @unchecked Sendable {
 
     private func collected() -> ProcessResult {
         process.waitUntilExit()
-        return lock.withLock {
+        let result = lock.withLock {
             ProcessResult(
                 status: process.terminationStatus, stdout: out, stderr: err,
                 signalled: process.terminationReason == .uncaughtSignal)
         }
+        if Self.checkedExecutables.contains(URL(fileURLWithPath: executable).lastPathComponent), let crash = result.crash {
+            let name = URL(fileURLWithPath: executable).lastPathComponent
+            let arguments = (process.arguments ?? []).dropFirst(2).joined(separator: " ")
+            let message = "\(name) crashed: \(crash); status \(result.status); arguments \(arguments); stderr:\n\(String(result.err.suffix(4000)))"
+            Issue.record(Comment(rawValue: message))
+        }
+        return result
     }
 }

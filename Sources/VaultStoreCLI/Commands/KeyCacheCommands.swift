@@ -49,9 +49,11 @@ struct UnlockCommand: ParsableCommand {
 struct LockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock",
-        abstract: "Remove the vault file's key from the kernel keyring now (file backend; --all: every vault key).",
+        abstract: "Remove the vault file's key from the kernel keyring now (file backend; etcd: every fleet's; --all: every vault key).",
         discussion: """
             The next command asks for the passphrase (or reads it from its usual sources) again. \
+            With --backend etcd, every fleet's key kept for this user is removed, without \
+            contacting etcd. \
             With --all, every key vault keeps for this user (every vault file's and every \
             fleet's) is removed, whatever the backend options say.
             """)
@@ -67,6 +69,15 @@ struct LockCommand: ParsableCommand {
                 let removed = KeyCachePolicy.everyPrefix.reduce(0) { $0 + keyring.removeAll(prefix: $1) }
                 if let why = keyring.unavailability { throw .backendUnavailable("the kernel keyring cannot be used here: \(why)") }
                 Terminal.note("removed \(removed) kept key\(removed == 1 ? "" : "s")")
+                return
+            }
+            if try store.decision().kind == .etcd {
+                // Every fleet's key, without asking etcd anything: the names hash the cluster,
+                // prefix and parameters record, which only etcd knows, so all of them go.
+                let keyring = KernelKeyring()
+                let removed = keyring.removeAll(prefix: KeyCachePolicy.fleetKeyPrefix)
+                if let why = keyring.unavailability { throw .backendUnavailable("the kernel keyring cannot be used here: \(why)") }
+                Terminal.note("removed \(removed) kept fleet key\(removed == 1 ? "" : "s")")
                 return
             }
             let vault = try fileStoreOnly(store, command: "lock")
