@@ -37,11 +37,18 @@ public enum CommandLineSummary {
     }
 
     /// Ends the process for an error of parsing or running `Root`: an `ExitCode` as it is;
-    /// help and version requests print and exit 0; bad usage is one line on stderr
+    /// help and version requests print and exit 0 (4 when standard output cannot be written); bad usage is one line on stderr
     /// pointing at the help, and exit 2 (not swift-argument-parser's 64).
     public static func exit<Root: ParsableCommand>(after error: any Error, of root: Root.Type) -> Never {
         if let code = error as? ExitCode { Terminal.exit(code.rawValue) }
-        if Root.exitCode(for: error) == .success { Root.exit(withError: error) }
+        if Root.exitCode(for: error) == .success {
+            // Help and version, written as every command's output is: a closed or full
+            // standard output is one line and exit 4, never a silent 0.
+            var text = Root.fullMessage(for: error)
+            if !text.hasSuffix("\n") { text += "\n" }
+            Terminal.write(Array(text.utf8))
+            Terminal.exit(ExitStatus.success)
+        }
         let message = Root.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
         Terminal.note("\(message) (see \(Root.configuration.commandName ?? "vault") --help)")
         Terminal.exit(ExitStatus.usage)

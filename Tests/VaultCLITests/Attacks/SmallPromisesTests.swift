@@ -327,12 +327,16 @@ struct OutputPromiseTests {
         }
     }
 
-    @Test("load, list, token and request into a pipe nobody reads: exit 4 and one line, never SIGPIPE")
+    @Test("load, list, token, request, the help and the version into a pipe nobody reads: exit 4 and one line, never SIGPIPE")
     func closedStandardOutput() async throws {
         try await withAuthFixture { fixture in
             #expect(try await fixture.login().status == 0)
             let account = ["--server", fixture.url, "--account", "alice"]
-            for command in [["load"] + account, ["list"], ["token"] + account, ["request"] + account + ["/api/get_devs"]] {
+            let commands = [
+                ["load"] + account, ["list"], ["token"] + account, ["request"] + account + ["/api/get_devs"], ["--help"], ["load", "--help"],
+                ["login", "--help"], ["--version"],
+            ]
+            for command in commands {
                 Self.expectExit4(try await Self.intoClosedPipe(command, fixture.env), command[0])
             }
         }
