@@ -38,14 +38,19 @@ package enum ProcessHardening {
     /// once, at start, before any other thread runs.
     nonisolated(unsafe) private static var inheritedCoreLimit: rlimit?
     nonisolated(unsafe) private static var inheritedIgnored: Set<Int32> = []
-    nonisolated(unsafe) private static var inheritedDescriptors: Set<Int32>?
+    /// Each inherited descriptor with what it refers to: a number alone is not enough, since
+    /// a descriptor some library opened and closed while the list was read can come back
+    /// under that number for an event loop of vault's own.
+    nonisolated(unsafe) private static var inheritedDescriptors: [Int32: DescriptorIdentity]?
 
     /// The signals ``restoreForExec()`` looks at (the classic ones; real-time signals are
     /// not touched by vault).
     private static let classicSignals = Int32(1)...Int32(31)
 
     private static func recordInheritedState() {
-        inheritedDescriptors = openDescriptors()
+        inheritedDescriptors = openDescriptors().map { open in
+            Dictionary(uniqueKeysWithValues: open.compactMap { fd in DescriptorIdentity(of: fd).map { (fd, $0) } })
+        }
         var limit = rlimit()
         if getrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 { inheritedCoreLimit = limit }
         for signalNumber in classicSignals where signalNumber != SIGKILL && signalNumber != SIGSTOP {
@@ -81,7 +86,7 @@ package enum ProcessHardening {
     /// stays not dumpable until `exec` resets that too.
     package static func restoreForExec() {
         if let inherited = inheritedDescriptors, let now = openDescriptors() {
-            for fd in now.subtracting(inherited) where fd > 2 {
+            for fd in now where fd > 2 && inherited[fd] != DescriptorIdentity(of: fd) {
                 let flags = fcntl(fd, F_GETFD)
                 if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
             }
@@ -97,6 +102,19 @@ package enum ProcessHardening {
         var none = sigset_t()
         sigemptyset(&none)
         _ = pthread_sigmask(SIG_SETMASK, &none, nil)
+    }
+
+    /// What a descriptor refers to: its device and inode (an epoll or a pipe has its own).
+    private struct DescriptorIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+
+        init?(of fd: Int32) {
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
     }
 
     /// Whether `action` is `SIG_IGN` (the handler value 1; C's function-pointer constants do

@@ -167,7 +167,9 @@ struct RequesterStateMachineTests {
         #expect(all.allSatisfy { (try? $0.get().status) == 200 })
         #expect(provider.refreshCount == 1)
         #expect(Set(transport.bearers) == ["access-1"])
-        #expect(store.loadCount == 2, "one first read, one re-read under the refresh")
+        // One first read and one re-read under the refresh; a waiter's poll for tokens another
+        // process stored (every 200 ms of real time) may add reads on a busy machine.
+        #expect(store.loadCount >= 2, "one first read, one re-read under the refresh")
         #expect(events.count(of: .adoptedStoredTokens) == 0, "\(events.all)")
         #expect(await requester.currentTokens?.accessToken == Secret("access-1"))
     }
