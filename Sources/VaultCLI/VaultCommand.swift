@@ -14,7 +14,7 @@ public struct VaultCommand: AsyncParsableCommand {
         commandName: "vault", abstract: CommandLineSummary.abstract, discussion: CommandLineSummary.discussion,
         version: CommandLineSummary.version,
         subcommands: CommandLineSummary.storeCommands + [
-            LoginCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self, WhoamiCommand.self, ExecCommand.self,
+            LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self, WhoamiCommand.self, ExecCommand.self,
         ]
     )
 

@@ -13,7 +13,7 @@ import VaultTestSupport
 
     /// Every command of `vault --help`.
     static let commands = [
-        "save", "load", "remove", "list", "passwd", "backend", "lock", "unlock", "login", "token", "request", "logout",
+        "save", "load", "remove", "list", "passwd", "backend", "lock", "unlock", "login", "status", "token", "request", "logout",
         "whoami", "exec",
     ]
 
