@@ -8,14 +8,30 @@ import VaultAuth
 import VaultStore
 import VaultStoreCLI
 
-/// `--server URL --account A` for the re-auth commands, and what they need to build an
-/// `AuthSession`: the store, an HTTP transport and the cross-process lock directory.
-struct AuthOptions: ParsableArguments {
-    @Option(help: "The server's base URL (https, or http to loopback only).")
-    var server: String
+/// `--server URL --account A`, or `URL A` as arguments (``SessionOptions/take(_:)``).
+struct AccountNames: ParsableArguments {
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp("The server's base URL (https, or http to loopback only); or the first argument.", valueName: "url"))
+    var serverOption: String?
 
-    @Option(help: "The account (login) on that server.")
-    var account: String
+    @Option(name: .customLong("account"), help: ArgumentHelp("The account (login) on that server; or the second argument.", valueName: "account"))
+    var accountOption: String?
+}
+
+/// The account named, and what the sign-in commands need to build an `AuthSession`: the
+/// store, an HTTP transport and the cross-process lock directory. Left out, the account is
+/// the only one logged in (``resolvedNames(in:)``).
+protocol SessionOptions {
+    /// The account's names as given.
+    var names: AccountNames { get set }
+    /// `--timeout`, for the commands that make requests.
+    var timeout: Double? { get }
+}
+
+/// The sign-in options of the commands that make requests: the account and `--timeout`.
+struct AuthOptions: ParsableArguments, SessionOptions {
+    @OptionGroup var names: AccountNames
 
     @Option(
         help: ArgumentHelp(
@@ -28,12 +44,6 @@ struct AuthOptions: ParsableArguments {
     /// The bound on each HTTP exchange when `--timeout` is not given.
     static let defaultRequestTimeout: Double = 30
 
-    /// `--timeout` (or `fallback` when not given) as a `Duration`, or `.invalidRequest` when it
-    /// is not a number of seconds above 0 and at most a day (`nan`, `inf`, `1e300`, `-1`).
-    func validatedTimeout(default fallback: Double = defaultRequestTimeout) throws(AuthError) -> Duration {
-        try Self.requestTimeout(seconds: timeout ?? fallback)
-    }
-
     /// `seconds` (default 30) as a `Duration`, under the rules of ``validatedTimeout(default:)``.
     static func requestTimeout(seconds given: Double?) throws(AuthError) -> Duration {
         let seconds = given ?? defaultRequestTimeout
@@ -43,23 +53,14 @@ struct AuthOptions: ParsableArguments {
         return .milliseconds(max(1, Int((seconds * 1000).rounded())))
     }
 
-    /// The bound on each HTTP exchange: `--timeout`, or the default 30 s when `--timeout`
-    /// bounds a person's sign-in instead (a short wait for the person must not make
-    /// discovery or the code exchange fail on a busy machine).
-    func exchangeTimeout(interactive: Bool) throws(AuthError) -> Duration {
-        let given = try validatedTimeout()
-        return interactive ? .seconds(Self.defaultRequestTimeout) : given
-    }
-
-    /// Runs `body` with a session on the selected store; shuts the HTTP client down after.
-    func withSession<T: Sendable>(
-        _ store: StoreOptions, interactive: Bool = false, _ body: (AuthSession) async throws(AuthError) -> T
-    ) async throws(AuthError) -> T {
-        let requestTimeout = try exchangeTimeout(interactive: interactive)
-        try Self.checkServer(server, account: account)
-        let secureStore = try Self.openStore(store)
-        return try await Self.withSession(
-            server: server, account: account, requestTimeout: requestTimeout, secureStore: secureStore, options: store, body)
+    /// The accounts logged in on `store` (those with stored tokens), by server then account.
+    static func loggedInAccounts(in store: any SecureStore) throws(AuthError) -> [(server: String, account: String)] {
+        do throws(VaultError) {
+            return try store.list(server: nil).filter { $0.kind == .tokens }.map { ($0.server, $0.account) }
+                .sorted { ($0.server, $0.account) < ($1.server, $1.account) }
+        } catch {
+            throw .store(error)
+        }
     }
 
     /// Refuses an empty account, and a server that is not a base URL vault may send a token to.
@@ -75,7 +76,7 @@ struct AuthOptions: ParsableArguments {
     }
 
     /// The selected store, opened (with `--verbose`, the choice said on stderr).
-    static func openStore(_ store: StoreOptions, addingCachedKeys: Bool = true) throws(AuthError) -> any SecureStore {
+    static func openStore(_ store: some StoreConfigurable, addingCachedKeys: Bool = true) throws(AuthError) -> any SecureStore {
         do {
             let decision = try store.decision()
             if store.verbose { Terminal.note("backend \(decision)") }
@@ -90,7 +91,7 @@ struct AuthOptions: ParsableArguments {
     /// refresh lock's directory is checked first (``AuthSession/checkLockDirectory()``), so
     /// an unsafe one is refused before anything is asked or sent.
     static func withSession<T: Sendable>(
-        server: String, account: String, requestTimeout: Duration, secureStore: any SecureStore, options store: StoreOptions,
+        server: String, account: String, requestTimeout: Duration, secureStore: any SecureStore, options store: some StoreConfigurable,
         _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
         let transport = AsyncHTTPTransport()
@@ -109,5 +110,88 @@ struct AuthOptions: ParsableArguments {
         }
         await transport.shutdown()
         return try result.get()
+    }
+}
+
+/// The sign-in options of a command that makes no request (`whoami`): the account only.
+struct AccountOptions: ParsableArguments, SessionOptions {
+    @OptionGroup var names: AccountNames
+    var timeout: Double? { nil }
+}
+
+extension SessionOptions {
+    /// The server as given (empty when it was not: see ``resolvedNames(in:)``).
+    var server: String { names.serverOption ?? "" }
+    /// The account as given (empty when it was not).
+    var account: String { names.accountOption ?? "" }
+    /// True when both the server and the account were given.
+    var isNamed: Bool { names.serverOption != nil && names.accountOption != nil }
+
+    /// Takes `SERVER ACCOUNT` given as arguments: in order, they fill what --server and
+    /// --account leave out (`vault token URL A`, `vault token --server URL A`). A name given
+    /// both ways is refused, even when the two agree.
+    mutating func take(_ positionals: [String]) throws(ValidationError) {
+        let given = (server: names.serverOption, account: names.accountOption)
+        var rest = positionals[...]
+        if names.serverOption == nil, let first = rest.popFirst() { names.serverOption = first }
+        if names.accountOption == nil, let next = rest.popFirst() { names.accountOption = next }
+        guard let extra = rest.first else { return }
+        switch (given.server, given.account) {
+        case (let server?, nil): throw ValidationError("the server is given twice: '\(positionals[0])' and --server '\(server)'")
+        case (nil, let account?): throw ValidationError("the account is given twice: '\(positionals[1])' and --account '\(account)'")
+        case (.some, .some): throw ValidationError("unexpected argument '\(extra)': --server and --account already name the account")
+        case (nil, nil): throw ValidationError("unexpected argument '\(extra)': give the server and the account, then nothing more")
+        }
+    }
+
+    /// The server and account to act on: those given; when either is left out, the only
+    /// logged-in account (that has the one given). None or several: `.invalidRequest`
+    /// (exit 2) saying to run `vault login`, or listing them.
+    func resolvedNames(in store: any SecureStore) throws(AuthError) -> (server: String, account: String) {
+        if let serverOption = names.serverOption, let accountOption = names.accountOption { return (serverOption, accountOption) }
+        var accounts = try AuthOptions.loggedInAccounts(in: store)
+        let serverOption = names.serverOption
+        let accountOption = names.accountOption
+        if let serverOption { accounts = accounts.filter { $0.server == ServerName.normalized(serverOption) } }
+        if let accountOption { accounts = accounts.filter { $0.account == accountOption } }
+        let matching = serverOption.map { " on \(ServerName.normalized($0))" } ?? accountOption.map { " as \($0)" } ?? ""
+        switch accounts.count {
+        case 1:
+            return accounts[0]
+        case 0:
+            throw .invalidRequest("no account is logged in\(matching); run vault login SERVER ACCOUNT first")
+        default:
+            let listed = accounts.map { "\($0.server) \($0.account)" }.joined(separator: ", ")
+            throw .invalidRequest("\(accounts.count) accounts are logged in\(matching); name one as SERVER ACCOUNT: \(listed)")
+        }
+    }
+
+    /// `--timeout` (or `fallback` when not given) as a `Duration`, or `.invalidRequest` when it
+    /// is not a number of seconds above 0 and at most a day (`nan`, `inf`, `1e300`, `-1`).
+    func validatedTimeout(default fallback: Double = AuthOptions.defaultRequestTimeout) throws(AuthError) -> Duration {
+        try AuthOptions.requestTimeout(seconds: timeout ?? fallback)
+    }
+
+    /// The bound on each HTTP exchange: `--timeout`, or the default 30 s when `--timeout`
+    /// bounds a person's sign-in instead (a short wait for the person must not make
+    /// discovery or the code exchange fail on a busy machine).
+    func exchangeTimeout(interactive: Bool) throws(AuthError) -> Duration {
+        let given = try validatedTimeout()
+        return interactive ? .seconds(AuthOptions.defaultRequestTimeout) : given
+    }
+
+    /// Runs `body` with a session on the selected store for the account named, or the only
+    /// one logged in (``resolvedNames(in:)``); shuts the HTTP client down after.
+    func withSession<T: Sendable>(
+        _ store: some StoreConfigurable, interactive: Bool = false, _ body: (AuthSession) async throws(AuthError) -> T
+    ) async throws(AuthError) -> T {
+        let requestTimeout = try exchangeTimeout(interactive: interactive)
+        // Named: checked before the store asks for a passphrase.
+        if isNamed { try AuthOptions.checkServer(server, account: account) }
+        let secureStore = try AuthOptions.openStore(store)
+        let names = try resolvedNames(in: secureStore)
+        try AuthOptions.checkServer(names.server, account: names.account)
+        return try await AuthOptions.withSession(
+            server: names.server, account: names.account, requestTimeout: requestTimeout, secureStore: secureStore, options: store, body)
     }
 }

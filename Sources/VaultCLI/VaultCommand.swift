@@ -14,7 +14,7 @@ public struct VaultCommand: AsyncParsableCommand {
         commandName: "vault", abstract: CommandLineSummary.abstract, discussion: CommandLineSummary.discussion,
         version: CommandLineSummary.version,
         subcommands: CommandLineSummary.storeCommands + [
-            LoginCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self, WhoamiCommand.self, ExecCommand.self,
+            LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self, WhoamiCommand.self, ExecCommand.self,
         ]
     )
 
@@ -28,8 +28,10 @@ public struct VaultCommand: AsyncParsableCommand {
         ArgumentText.requireUTF8()
         ProcessHardening.apply()
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        let given = arguments ?? Array(CommandLine.arguments.dropFirst())
+        if given.isEmpty { CommandLineSummary.exitWithShortUsage() }
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseAsRoot(given)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -37,7 +39,7 @@ public struct VaultCommand: AsyncParsableCommand {
             }
             Terminal.exit(ExitStatus.success)
         } catch {
-            CommandLineSummary.exit(after: error, of: Self.self)
+            CommandLineSummary.exit(after: error, of: Self.self, arguments: given)
         }
     }
 }

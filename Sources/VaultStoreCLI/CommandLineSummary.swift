@@ -11,11 +11,33 @@ public enum CommandLineSummary {
         Items are keyed by server and account, like internet passwords in a keychain. \
         Secrets are read from standard input or the terminal, never from arguments.
 
-        Exit codes: 0 success; 1 not found; 2 bad usage or input; 3 authentication \
-        failure (wrong passphrase, damaged or modified vault file, locked keyring, a \
-        keyring prompt not answered); 4 backend unavailable (or unsafe file permissions, \
-        a lock held too long, output that cannot be written); 5 network or server error.
+        Exit codes: 0 success; 1 not found (status: an account needs vault login); \
+        2 bad usage or input; 3 authentication failure (wrong passphrase, damaged or \
+        modified vault file, locked keyring, a keyring prompt not answered, a session \
+        that has ended); 4 backend unavailable (or unsafe file permissions, a lock held \
+        too long, output that cannot be written); 5 network or server error; exec: 126 \
+        the command cannot be run, 127 it is not found; 130 interrupted (Ctrl-C), 143 \
+        terminated (SIGTERM): a sign-in exits so, other commands die of the signal, \
+        which a shell reports with the same numbers.
         """
+
+    /// What `vault` with no arguments prints (on stderr, exit 2): the commands, and where
+    /// the manual is. The whole help is `vault --help`.
+    public static let shortUsage = """
+        usage: vault <command> [<server> <account>] [<options>]
+
+        store:    save, load, remove, list, passwd, backend, lock, unlock
+        sign-in:  login, status, token, request, whoami, logout, exec
+
+        see vault --help, or vault <command> --help
+
+        """
+
+    /// Prints ``shortUsage`` on stderr and exits 2, as a command line without a command is.
+    public static func exitWithShortUsage() -> Never {
+        Terminal.writeError(shortUsage)
+        Terminal.exit(ExitStatus.usage)
+    }
 
     /// The store commands, in the order `vault --help` lists them.
     public static let storeCommands: [any ParsableCommand.Type] = [
@@ -24,7 +46,7 @@ public enum CommandLineSummary {
     ]
 
     /// Hardens the process (``ProcessHardening``), parses `arguments` as `Root`'s command line,
-    /// runs the command, and exits: 0, or as ``exit(after:of:)`` says.
+    /// runs the command, and exits: 0, or as ``exit(after:of:arguments:)`` says.
     package static func runToExit<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) -> Never {
         ProcessHardening.apply()
         do {
@@ -32,14 +54,15 @@ public enum CommandLineSummary {
             try command.run()
             Terminal.exit(ExitStatus.success)
         } catch {
-            exit(after: error, of: Root.self)
+            exit(after: error, of: Root.self, arguments: arguments)
         }
     }
 
     /// Ends the process for an error of parsing or running `Root`: an `ExitCode` as it is;
     /// help and version requests print and exit 0 (4 when standard output cannot be written); bad usage is one line on stderr
-    /// pointing at the help, and exit 2 (not swift-argument-parser's 64).
-    public static func exit<Root: ParsableCommand>(after error: any Error, of root: Root.Type) -> Never {
+    /// pointing at the command's help (``UsageMessage``), and exit 2 (not swift-argument-parser's 64).
+    /// `arguments` is the command line that was parsed, without the program name.
+    public static func exit<Root: ParsableCommand>(after error: any Error, of root: Root.Type, arguments: [String]) -> Never {
         if let code = error as? ExitCode { Terminal.exit(code.rawValue) }
         if Root.exitCode(for: error) == .success {
             // Help and version, written as every command's output is: a closed or full
@@ -49,8 +72,7 @@ public enum CommandLineSummary {
             Terminal.write(Array(text.utf8))
             Terminal.exit(ExitStatus.success)
         }
-        let message = Root.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
-        Terminal.note("\(message) (see \(Root.configuration.commandName ?? "vault") --help)")
+        Terminal.note(UsageMessage.line(for: error, of: Root.self, arguments: arguments))
         Terminal.exit(ExitStatus.usage)
     }
 }

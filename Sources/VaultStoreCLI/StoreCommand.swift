@@ -26,6 +26,7 @@ public struct StoreCommand: ParsableCommand {
     /// in `vault-auth`. Never returns.
     public static func main(arguments: [String]) -> Never {
         ArgumentText.requireUTF8()
+        if arguments.isEmpty { CommandLineSummary.exitWithShortUsage() }
         // A completion script or a help dump must know every command: vault-auth's.
         let wholeCommandLine = arguments.contains { $0.hasPrefix("--generate-completion-script") || $0 == "--experimental-dump-help" }
         guard let first = arguments.first, handledHere.contains(first), !wholeCommandLine,

@@ -10,19 +10,19 @@ package enum StoreFactory {
     /// Opens the store; with `addingCachedKeys` false it uses a key kept in the key cache
     /// but adds none (`vault exec`).
     package static func open(
-        _ decision: BackendDecision, options: StoreOptions, addingCachedKeys: Bool = true
+        _ decision: BackendDecision, options: some StoreConfigurable, addingCachedKeys: Bool = true
     ) throws(VaultError) -> any SecureStore {
-        var context = context(options)
+        var context = context(options.configuration)
         context.storesNewCachedKeys = addingCachedKeys
         return try decision.open(context)
     }
 
     /// The file store, whatever backend is selected (`vault passwd`).
-    package static func fileStore(options: StoreOptions) throws(VaultError) -> EncryptedFileStore {
-        try EncryptedFileBackend.store(context(options))
+    package static func fileStore(options: some StoreConfigurable) throws(VaultError) -> EncryptedFileStore {
+        try EncryptedFileBackend.store(context(options.configuration))
     }
 
-    private static func context(_ options: StoreOptions) -> BackendContext {
+    private static func context(_ options: StoreConfiguration) -> BackendContext {
         let notice: (@Sendable (String) -> Void)? = options.verbose ? { @Sendable message in Terminal.note(message) } : nil
         return BackendContext(
             environment: options.environment, passphraseFile: options.passphraseFile, prompter: TerminalPrompter(),

@@ -49,6 +49,11 @@ package enum Terminal {
         _ = writeAll(Array("\(programName): \(TextEscaping.escaped(message))\n".utf8), to: STDERR_FILENO)
     }
 
+    /// Writes `text` to stderr as it is (a usage summary of several lines); errors use ``note(_:)``.
+    package static func writeError(_ text: String) {
+        _ = writeAll(Array(text.utf8), to: STDERR_FILENO)
+    }
+
     /// How messages name this program: `git-credential-vault` when it runs under that
     /// name (git's helper), else `vault`.
     static let programName: String = {

@@ -25,7 +25,8 @@ struct ExecCommand: AsyncParsableCommand {
             command (exec): same process id, the command's signals and exit status. A \
             command that cannot be run exits 127 (not found) or 126, as in a shell.
 
-              vault exec --token GITHUB_TOKEN=deploy-bot@https://api.github.com -- /usr/local/bin/deploy
+              vault exec --token GITHUB_TOKEN=deploy-bot@https://api.github.com \\
+                  -- /usr/local/bin/deploy
             """)
 
     @Option(name: .customLong("env"), help: ArgumentHelp("NAME=ACCOUNT@SERVER: NAME gets the item's secret (repeatable).", valueName: "binding"))

@@ -15,11 +15,13 @@ struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Log in once; vault then keeps the account logged in.",
+        usage: "vault login <server> <account> [<options>]",
         discussion: """
             With a password (the reference API, or an OAuth 2.0 password grant) the password is \
             read from standard input (a pipe) or asked for on the terminal; vault stores it (the \
             same item `vault save --server URL --account A` writes), the tokens and these login \
-            settings, so `vault token` and `vault request` need only --server and --account, and \
+            settings, so `vault token` and `vault request` need only the server and account (or \
+            nothing, when one account is logged in), and \
             can log in again silently when the refresh token dies. With --grant \
             client-credentials no password is needed.
 
@@ -31,12 +33,12 @@ struct LoginCommand: AsyncParsableCommand {
             stderr). Such accounts store no password: when the refresh token dies, run vault \
             login again.
 
-              printf %s "$PW" | vault login --server https://auth.example.com --account alice
-              vault login --server https://api.example.com --account svc --provider oauth2 \\
+              printf %s "$PW" | vault login https://auth.example.com alice
+              vault login https://api.example.com svc --provider oauth2 \\
                   --token-url https://auth.example.com/oauth/token --client-id svc \\
                   --client-secret-file /run/secrets/client --grant client-credentials
-              vault login --server https://api.example.com --account me --provider oidc \\
-                  --issuer https://accounts.example.com --client-id my-cli [--device]
+              vault login https://api.example.com me --provider oidc \\
+                  --issuer https://accounts.example.com --client-id my-cli
 
             With --provider apple (Sign in with Apple, the server's half) the authorization code \
             the app received is read from standard input; the client secret is signed with the \
@@ -44,12 +46,15 @@ struct LoginCommand: AsyncParsableCommand {
             stored at an earlier sign-in), which is kept in the secure store. --name and --email \
             (given only at a user's first sign-in) are kept until the registration is marked done.
 
-              app-code | vault login --server https://api.example.com --account alice \\
-                  --provider apple --client-id com.example.app --team-id TEAM --key-id KEY \\
-                  --private-key-file AuthKey_KEY.p8 --name "Alice Example" --email a@example.com
+              app-code | vault login https://api.example.com alice --provider apple \\
+                  --client-id com.example.app --team-id TEAM --key-id KEY \\
+                  --private-key-file AuthKey_KEY.p8 \\
+                  --name "Alice Example" --email a@example.com
             """)
 
-    @OptionGroup var auth: AuthOptions
+    @Argument(help: ArgumentHelp("The server's base URL and the account; or --server and --account.", valueName: "server account"))
+    var names: [String] = []
+    @OptionGroup(title: "Sign-in options") var auth: AuthOptions
     @Option(
         help: """
             reference (the reference auth API), oauth2 (endpoints given one by one), oidc (OpenID Connect discovery) or \
@@ -94,6 +99,13 @@ struct LoginCommand: AsyncParsableCommand {
         if let grant { return grant }
         if provider == .oidc || (provider == .oauth2 && authorizationURL != nil) { return .authorizationCode }
         return .password
+    }
+
+    mutating func validate() throws {
+        try auth.take(names)
+        guard auth.isNamed else {
+            throw ValidationError("give the server and the account: vault login URL ACCOUNT, or --server URL --account A")
+        }
     }
 
     func run() async throws {

@@ -11,6 +11,7 @@ struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
         abstract: "Revoke an account's tokens at the provider, then forget them and the login settings.",
+        usage: "vault logout [<server> <account>] [--forget-password] [<options>]",
         discussion: """
             When the provider has a revocation endpoint (RFC 7009), vault revokes the refresh \
             token, then the access token. The local tokens are deleted even when the provider \
@@ -20,7 +21,11 @@ struct LogoutCommand: AsyncParsableCommand {
             on the browser's command line).
             """)
 
-    @OptionGroup var auth: AuthOptions
+    @Argument(
+        help: ArgumentHelp(
+            "The server's base URL and the account; or --server and --account. Left out: the only account logged in.", valueName: "server account"))
+    var names: [String] = []
+    @OptionGroup(title: "Sign-in options") var auth: AuthOptions
     @Flag(help: "Also remove the stored password (Sign in with Apple: the developer's key and the pending profile instead).")
     var forgetPassword = false
     @Flag(help: "Also end the provider's browser session: print its end-session URL to open.")
@@ -29,10 +34,12 @@ struct LogoutCommand: AsyncParsableCommand {
     var postLogoutRedirectURI: String?
     @OptionGroup var store: StoreOptions
 
+    mutating func validate() throws { try auth.take(names) }
+
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in
-            let report = try await auth.withSession(store) { session throws(AuthError) in
-                try await session.logout(forgetPassword: forgetPassword)
+            let (report, server, account) = try await auth.withSession(store) { session throws(AuthError) in
+                (try await session.logout(forgetPassword: forgetPassword), session.items.server, session.items.account)
             }
             if endSession { try showEndSession(report) }
             if let failure = report.revocationFailure {
@@ -40,7 +47,7 @@ struct LogoutCommand: AsyncParsableCommand {
                     "logged out here, but the provider could not be told to revoke the tokens (\(failure)); they may stay valid "
                         + "at the provider until they expire")
             }
-            Terminal.note(Self.outcome(of: report, server: ServerName.normalized(auth.server), account: auth.account))
+            Terminal.note(Self.outcome(of: report, server: server, account: account))
         }
     }
 

@@ -11,25 +11,37 @@ struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
         abstract: "Send an authorised HTTP request and print the response body.",
+        usage: "vault request [<server> <account>] <path-or-url> [<options>]",
         discussion: """
             The access token is refreshed before it expires, a 401 is retried once with a new \
             token, and a dead refresh token leads to a silent login with the stored password. \
             Exit 0 on a 2xx answer, 3 when authentication fails for good, 5 on any other \
             status or a network error. The token is only ever sent to the server's origin.
 
-              vault request --server https://api.example.com --account alice /api/get_devs
+              vault request https://api.example.com alice /api/get_devs
+              vault request /api/get_devs       # the only account logged in
             """)
 
-    @OptionGroup var auth: AuthOptions
+    @OptionGroup(title: "Sign-in options") var auth: AuthOptions
     @Option(name: [.customShort("X"), .customLong("request")], help: "The HTTP method.")
     var method: String = "GET"
     @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header 'Name: value' (repeatable).", valueName: "header"))
     var headers: [String] = []
     @Option(help: ArgumentHelp("The body: text, @FILE, or - for stdin.", valueName: "body"))
     var data: String?
-    @Argument(help: "A path on the server, or a URL with the server's origin.")
-    var target: String
+    @Argument(
+        help: ArgumentHelp(
+            "[SERVER ACCOUNT] PATH: the server's base URL and the account (or --server, --account; left out: the only account "
+                + "logged in), then a path on the server or a URL with the server's origin.", valueName: "server account path"))
+    var words: [String] = []
+    /// The path or URL: the last argument.
+    var target: String { words.last ?? "" }
     @OptionGroup var store: StoreOptions
+
+    mutating func validate() throws {
+        guard !words.isEmpty else { throw ValidationError("give the path or URL to request: vault request [SERVER ACCOUNT] PATH") }
+        try auth.take(Array(words.dropLast()))
+    }
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in

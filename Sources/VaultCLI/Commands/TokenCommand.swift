@@ -10,16 +10,29 @@ struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Print a valid access token, refreshing it (or logging in again) first if needed.",
+        usage: "vault token [<server> <account>] [<options>]",
         discussion: """
             The token goes to standard output only, so it never appears in a process list. \
             To hand it to curl without putting it in curl's arguments (readable in /proc), \
             let curl read the header from standard input:
 
-              vault token --server URL --account A | sed 's/^/Authorization: Bearer /' | curl -H @- URL
+              vault token https://api.example.com alice \\
+                | sed 's/^/Authorization: Bearer /' \\
+                | curl -H @- https://api.example.com/api/get_devs
+
+            With -v, stderr says how the token was got: the stored access token was \
+            used, it was refreshed, or the account logged in again with the stored \
+            password.
             """)
 
-    @OptionGroup var auth: AuthOptions
+    @Argument(
+        help: ArgumentHelp(
+            "The server's base URL and the account; or --server and --account. Left out: the only account logged in.", valueName: "server account"))
+    var names: [String] = []
+    @OptionGroup(title: "Sign-in options") var auth: AuthOptions
     @OptionGroup var store: StoreOptions
+
+    mutating func validate() throws { try auth.take(names) }
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in

@@ -11,6 +11,7 @@ struct WhoamiCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whoami",
         abstract: "Show who an OpenID Connect account signed in as: the verified ID-token claims.",
+        usage: "vault whoami [<server> <account>] [--json] [<options>]",
         discussion: """
             The claims are those of the ID token verified at sign-in (or at the last refresh \
             that brought one); no network request is made. Exit 1 when the account has no ID \
@@ -22,21 +23,31 @@ struct WhoamiCommand: AsyncParsableCommand {
     /// The `--json` key of the Sign in with Apple profile not yet registered (`name`, `email`).
     static let pendingProfileKey = "pending_profile"
 
-    @OptionGroup var auth: AuthOptions
+    @Argument(
+        help: ArgumentHelp(
+            "The server's base URL and the account; or --server and --account. Left out: the only account logged in.", valueName: "server account"))
+    var names: [String] = []
+    @OptionGroup(title: "Sign-in options") var auth: AccountOptions
     @Flag(help: "Print every claim (and a pending profile, under pending_profile) as one JSON object.")
     var json = false
     @OptionGroup var store: StoreOptions
 
+    mutating func validate() throws { try auth.take(names) }
+
     func run() async throws {
         var found: IDTokenClaims?
         var pending: PendingProfile?
+        var who = (server: "", account: "")
         try await reportingAuthErrors { () async throws(AuthError) in
-            (found, pending) = try await auth.withSession(store) { session throws(AuthError) in
-                (try await session.identity(), try await session.settings().pendingProfile)
+            (found, pending, who) = try await auth.withSession(store) { session throws(AuthError) in
+                (
+                    try await session.identity(), try await session.settings().pendingProfile,
+                    (server: session.items.server, account: session.items.account)
+                )
             }
         }
         guard let claims = found else {
-            Terminal.note("\(auth.account) at \(ServerName.normalized(auth.server)) has no ID token (not an OpenID Connect sign-in)")
+            Terminal.note("\(who.account) at \(who.server) has no ID token (not an OpenID Connect sign-in)")
             throw ExitCode(ExitStatus.notFound)
         }
         if json {

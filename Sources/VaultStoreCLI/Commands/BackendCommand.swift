@@ -9,7 +9,7 @@ struct BackendCommand: ParsableCommand {
         commandName: "backend",
         abstract: "Print the backend that would be used, and why.")
 
-    @OptionGroup var store: StoreOptions
+    @OptionGroup var store: BackendChoiceOptions
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in

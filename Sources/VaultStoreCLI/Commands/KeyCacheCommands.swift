@@ -5,7 +5,7 @@ import ArgumentParser
 import VaultStore
 
 /// The file store of the current options, refusing another backend.
-private func fileStoreOnly(_ store: StoreOptions, command: String) throws(VaultError) -> EncryptedFileStore {
+private func fileStoreOnly(_ store: some StoreConfigurable, command: String) throws(VaultError) -> EncryptedFileStore {
     let decision = try store.decision()
     guard decision.kind == .file else {
         throw .invalidInput("\(command) applies to the file backend only (the chosen backend is \(decision.kind.rawValue))")
@@ -17,6 +17,7 @@ struct UnlockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
         abstract: "Derive the vault file's key now and keep it in the kernel keyring (file backend).",
+        usage: "vault unlock [--ttl <seconds>] [<options>]",
         discussion: """
             Later vault commands of the same user take the key from the kernel's user keyring \
             instead of asking for the passphrase and deriving it again, until it expires \
@@ -26,7 +27,7 @@ struct UnlockCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Keep the key this many seconds (1 to 604800).", valueName: "seconds"))
     var ttl: Int?
-    @OptionGroup var store: StoreOptions
+    @OptionGroup var store: FileStoreOptions
 
     func validate() throws {
         if let ttl, !(1...KeyCachePolicy.maximumLifetime).contains(ttl) {
@@ -60,7 +61,7 @@ struct LockCommand: ParsableCommand {
 
     @Flag(help: "Remove every key vault keeps in this user's kernel keyring (every vault file, every fleet).")
     var all = false
-    @OptionGroup var store: StoreOptions
+    @OptionGroup var store: BackendChoiceOptions
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in

@@ -14,15 +14,27 @@ import VaultStore
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List items: server, account and label, never secrets.")
+        abstract: "List items: server, account and label, never secrets.",
+        usage: "vault list [<server>] [--json] [--all] [<options>]")
 
-    @Option(help: "Only the items of this server.")
-    var server: String?
+    @Argument(help: ArgumentHelp("Only the items of this server; or --server.", valueName: "server"))
+    var serverArgument: String?
+    @Option(name: .customLong("server"), help: ArgumentHelp("Only the items of this server.", valueName: "server"))
+    var serverOption: String?
     @Flag(help: "Print a JSON array of {\"server\", \"account\", \"label\"} objects.")
     var json = false
     @Flag(help: "Also list vault's own token and login-settings items (with their kind).")
     var all = false
     @OptionGroup var store: StoreOptions
+
+    /// The server, given once (as an argument or with --server), or nil for every item.
+    var server: String? { serverOption ?? serverArgument }
+
+    func validate() throws {
+        if let serverOption, let serverArgument {
+            throw ValidationError("the server is given twice: '\(serverArgument)' and --server '\(serverOption)'")
+        }
+    }
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in

@@ -8,9 +8,13 @@ struct LoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "Print an item's secret on standard output.",
+        usage: "vault load <server> <account> [<options>]",
         discussion: """
             The secret is written as stored, with a newline added only when standard \
             output is a terminal. Exits 1 when there is no such item.
+
+              vault load api.example.com ci-bot
+              vault load --server api.example.com --account ci-bot
             """)
 
     @OptionGroup var item: ItemOptions

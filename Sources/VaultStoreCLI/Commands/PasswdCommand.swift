@@ -15,6 +15,7 @@ struct PasswdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
         abstract: "Re-encrypt the vault file under a new passphrase (file backend).",
+        usage: "vault passwd [--new-passphrase-file <path>] [<options>]",
         discussion: """
             The current passphrase comes from the usual sources; the new one from \
             --new-passphrase-file, else VAULT_NEW_PASSPHRASE_FILE, else it is asked twice \
@@ -26,7 +27,7 @@ struct PasswdCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Read the new passphrase from this file.", valueName: "path"))
     var newPassphraseFile: String?
-    @OptionGroup var store: StoreOptions
+    @OptionGroup var store: FileStoreOptions
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in

@@ -7,7 +7,8 @@ import VaultStore
 struct RemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
-        abstract: "Remove an item. Removing an item that does not exist succeeds.")
+        abstract: "Remove an item. Removing an item that does not exist succeeds.",
+        usage: "vault remove <server> <account> [<options>]")
 
     @OptionGroup var item: ItemOptions
     @OptionGroup var store: StoreOptions

@@ -8,11 +8,13 @@ struct SaveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "save",
         abstract: "Add an item, or replace the one with the same server and account.",
+        usage: "vault save <server> <account> [--label <label>] [<options>]",
         discussion: """
             The secret is read from standard input: from a pipe, all of it with one trailing \
             newline dropped; from a terminal, at a prompt that does not echo. It is never \
             taken from the command line.
 
+              printf %s "$TOKEN" | vault save api.example.com ci-bot
               printf %s "$TOKEN" | vault save --server api.example.com --account ci-bot
             """)
 

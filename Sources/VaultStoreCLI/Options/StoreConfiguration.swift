@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import ArgumentParser
 import FoundationEssentials
 import VaultStore
 
@@ -11,83 +10,27 @@ import VaultStore
     import Musl
 #endif
 
-extension BackendKind: ExpressibleByArgument {}
-
-/// Options every store command takes.
-package struct StoreOptions: ParsableArguments {
-    package init() {}
-
-    @Option(help: "Where to keep items: auto, secret-service, file or etcd (env: VAULT_BACKEND; default auto, which never picks etcd).")
+/// What the store options of a command line say, whichever groups of them the command
+/// offers (``StoreOptions``, ``FileStoreOptions``, ``BackendChoiceOptions``): what is not
+/// offered keeps its default. Opens the store they select.
+package struct StoreConfiguration: Sendable {
     package var backend: BackendKind?
-
-    @Option(
-        help: ArgumentHelp(
-            "The encrypted vault file (env: VAULT_FILE; default ${XDG_DATA_HOME:-~/.local/share}/vault/vault.db).",
-            valueName: "path"))
     package var file: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Read the vault passphrase from this file (env: VAULT_PASSPHRASE_FILE; also "
-                + "$CREDENTIALS_DIRECTORY/vault-passphrase, VAULT_PASSPHRASE, else the terminal).",
-            valueName: "path"))
     package var passphraseFile: String?
-
-    @Flag(name: .shortAndLong, help: "Say on stderr which backend was chosen and why.")
     package var verbose = false
-
-    @Option(
-        help: ArgumentHelp(
-            "How long to wait for a person to answer a keyring prompt (unlock, allow access, confirm a deletion); default 60.",
-            valueName: "seconds"))
-    package var promptTimeout: Double?
-
-    @Flag(help: "Never show a keyring prompt: fail at once (exit 3), as when no terminal or display is there.")
-    package var noPrompt = false
-
-    @Flag(help: "File backend: neither use nor fill the key cache in the kernel keyring (as VAULT_KEY_CACHE_TTL=0).")
     package var noKeyCache = false
-
-    @Option(
-        help: ArgumentHelp(
-            "etcd backend: the members' client URLs, https:// (http:// only to this machine, unless --etcd-insecure-http) "
-                + "(env: VAULT_ETCD_ENDPOINTS).", valueName: "url,url,..."))
+    package var promptTimeout: Double?
+    package var noPrompt = false
     package var etcdEndpoints: String?
-
-    @Flag(
-        help: ArgumentHelp(
-            "etcd backend: allow http:// endpoints on other machines, so the etcd password, its token and the sealed items "
-                + "cross the network in clear text (env: VAULT_ETCD_INSECURE_HTTP=1)."))
     package var etcdInsecureHttp = false
-
-    @Option(help: ArgumentHelp("etcd backend: the key prefix vault owns (env: VAULT_ETCD_PREFIX; default /vault/).", valueName: "prefix"))
     package var etcdPrefix: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "etcd backend: PEM file of the CAs of the members' certificates, for https:// endpoints (env: VAULT_ETCD_CACERT).",
-            valueName: "path"))
     package var etcdCacert: String?
-
-    @Option(help: ArgumentHelp("etcd backend: the client certificate, PEM, for https:// endpoints (env: VAULT_ETCD_CERT).", valueName: "path"))
     package var etcdCert: String?
-
-    @Option(help: ArgumentHelp("etcd backend: the client certificate's private key, PEM (env: VAULT_ETCD_KEY).", valueName: "path"))
     package var etcdKey: String?
-
-    @Option(
-        help: ArgumentHelp("etcd backend: the etcd user (env: VAULT_ETCD_USER); its password comes from --etcd-password-file.", valueName: "name"))
     package var etcdUser: String?
-
-    @Option(help: ArgumentHelp("etcd backend: the file holding the etcd user's password (env: VAULT_ETCD_PASSWORD_FILE).", valueName: "path"))
     package var etcdPasswordFile: String?
 
-    package func validate() throws {
-        if let promptTimeout, !(promptTimeout.isFinite && promptTimeout > 0 && promptTimeout <= 3600) {
-            throw ValidationError("--prompt-timeout must be a number of seconds, more than 0 and at most 3600")
-        }
-        do throws(VaultError) { try checkStandardInput() } catch { throw ValidationError(error.description) }
-    }
+    package init() {}
 
     /// The secret files these options name as `-` (standard input): `--passphrase-file`,
     /// `--etcd-password-file`, or their variables, by option name.
@@ -149,4 +92,23 @@ package struct StoreOptions: ParsableArguments {
         if verbose, let file = store as? EncryptedFileStore { KeyCacheReport.note(file) }
         return store
     }
+}
+
+/// A command's store options, read as one ``StoreConfiguration``; the configuration's
+/// members are the options' too (`store.verbose`, `store.openStore()`).
+@dynamicMemberLookup
+package protocol StoreConfigurable {
+    /// What the options given say.
+    var configuration: StoreConfiguration { get }
+}
+
+extension StoreConfigurable {
+    package subscript<T>(dynamicMember path: KeyPath<StoreConfiguration, T>) -> T { configuration[keyPath: path] }
+    package func checkStandardInput(_ others: [String] = []) throws(VaultError) { try configuration.checkStandardInput(others) }
+    package func decision() throws(VaultError) -> BackendDecision { try configuration.decision() }
+    package func openStore() throws(VaultError) -> any SecureStore { try configuration.openStore() }
+}
+
+extension StoreConfiguration: StoreConfigurable {
+    package var configuration: StoreConfiguration { self }
 }

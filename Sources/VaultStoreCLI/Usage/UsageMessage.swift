@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import ArgumentParser
+
+/// The one line a usage error becomes, for both executables: lower case, no trailing
+/// period, and a pointer to the help of the command at fault.
+///
+/// A mistyped command or option is named before anything else (with the nearest real
+/// name, `did you mean '--server'?`): swift-argument-parser would otherwise first report
+/// the required option that the typo left out. Everything else is its message, restyled.
+package enum UsageMessage {
+    /// The line for `error`, thrown while parsing `arguments` (without the program name)
+    /// as `Root`'s command line; without the `vault: ` prefix.
+    package static func line<Root: ParsableCommand>(for error: any Error, of root: Root.Type, arguments: [String]) -> String {
+        let program = Root.configuration.commandName ?? "vault"
+        let commands = Root.configuration.subcommands
+        let commandNames = commands.compactMap { $0.configuration.commandName }
+        let rootHelp = "(see \(program) --help)"
+        if commands.isEmpty { return commandLine(for: error, of: Root.self, Root.self, arguments: arguments, help: rootHelp) }
+        guard let first = arguments.first else { return "\(restyled(Root.message(for: error))) \(rootHelp)" }
+        if !first.hasPrefix("-") {
+            guard let command = commands.first(where: { $0.configuration.commandName == first }) else {
+                if first == "help" { return "\(restyled(Root.message(for: error))) \(rootHelp)" }
+                let hint = Suggestion.nearest(to: first, in: commandNames).map { "; did you mean '\($0)'?" } ?? ""
+                return "unknown command '\(first)'\(hint) \(rootHelp)"
+            }
+            return commandLine(
+                for: error, of: Root.self, command, arguments: Array(arguments.dropFirst()), help: "(see \(program) \(first) --help)")
+        }
+        let rootOptions = ["--help", "-h", "--version"]
+        if !rootOptions.contains(first), first.count > 1, !first.hasPrefix("--generate-completion-script") {
+            let hint = first.hasPrefix("--") ? Suggestion.nearest(to: first, in: ["--help", "--version"]) : nil
+            return "unknown option '\(first)'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(rootHelp)"
+        }
+        return "\(restyled(Root.message(for: error))) \(rootHelp)"
+    }
+
+    /// The line for an error in the arguments of `command` (a subcommand of `Root`, or
+    /// `Root` itself): the first unknown option, else the parser's message; then `pointer`.
+    private static func commandLine<Root: ParsableCommand>(
+        for error: any Error, of root: Root.Type, _ command: any ParsableCommand.Type, arguments: [String], help pointer: String
+    ) -> String {
+        let isRoot = ObjectIdentifier(command) == ObjectIdentifier(Root.self)
+        let text =
+            isRoot ? Root.helpMessage(includeHidden: false, columns: 10_000) : Root.helpMessage(for: command, includeHidden: false, columns: 10_000)
+        let known = optionNames(text)
+        if let unknown = firstUnknownOption(arguments, known: known) {
+            let hint = unknown.hasPrefix("--") ? Suggestion.nearest(to: unknown, in: known.filter { $0.hasPrefix("--") }) : nil
+            return "unknown option '\(unknown)'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(pointer)"
+        }
+        return "\(restyled(Root.message(for: error))) \(pointer)"
+    }
+
+    /// The option names (`--server`, `-v`) that a command's help text lists.
+    static func optionNames(_ help: String) -> Set<String> {
+        var names: Set<String> = ["--help", "-h"]
+        for line in help.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("-"), line.count - trimmed.count <= 4 else { continue }
+            let label = trimmed.split(separator: "  ", maxSplits: 1, omittingEmptySubsequences: false).first ?? trimmed
+            for part in label.split(separator: ",") {
+                let word = part.trimmingPrefix(" ").prefix { $0 != " " && $0 != "=" && $0 != "<" }
+                if word.count > 1, word.hasPrefix("-") { names.insert(String(word)) }
+            }
+        }
+        return names
+    }
+
+    /// The first option in `arguments` (before a `--`) that is not one of `known`: a long
+    /// option (`--sever`, `--sever=x`) or a single-letter one (`-q`); nil when there is none.
+    static func firstUnknownOption(_ arguments: [String], known: Set<String>) -> String? {
+        for argument in arguments {
+            if argument == "--" { return nil }
+            if argument.hasPrefix("--"), argument.count > 2 {
+                let name = String(argument.prefix { $0 != "=" })
+                if !known.contains(name) { return name }
+            } else if argument.count == 2, argument.hasPrefix("-"), let letter = argument.last, letter.isLetter,
+                !known.contains(argument)
+            {
+                return argument
+            }
+        }
+        return nil
+    }
+
+    /// swift-argument-parser's message in vault's style: its first line, starting in lower
+    /// case, without a closing period.
+    static func restyled(_ message: String) -> String {
+        var line = message.split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
+        line = line.replacing(". Did you mean", with: "; did you mean")
+        line = line.replacing(". Please provide one of", with: "; give one of")
+        if line.hasSuffix("."), !line.hasSuffix("..") { line.removeLast() }
+        if let first = line.first, first.isUppercase, let second = line.dropFirst().first, second.isLowercase {
+            line = first.lowercased() + line.dropFirst()
+        }
+        return line
+    }
+}
