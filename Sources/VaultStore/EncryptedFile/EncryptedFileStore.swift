@@ -77,6 +77,10 @@ public final class EncryptedFileStore: SecureStore {
         return "\(environment["HOME"] ?? "/root")/.local/share/vault/vault.db"
     }
 
+    /// True when there is something at ``path`` (a vault file, or what the store will
+    /// refuse); false before the first save.
+    public var fileExists: Bool { FileOperations.exists(path) }
+
     /// `"file"`; see ``SecureStore/backendName``.
     public var backendName: String { "file" }
 

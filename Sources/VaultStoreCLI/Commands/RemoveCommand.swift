@@ -14,7 +14,11 @@ struct RemoveCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in
-            try store.openStore().remove(item.key.validated())
+            let key = try item.key.validated()
+            let opened = try store.openStore()
+            NotFoundReport.requireVaultFile(opened, else: ExitStatus.success)
+            try opened.remove(key)
+            RemoveHint.noteOtherSpellings(of: key, in: opened)
         }
     }
 }
