@@ -12,13 +12,19 @@ package enum NotFoundReport {
     }
 
     /// When `store` is the encrypted file and there is no file yet, says so on stderr and
-    /// ends the process with `status` (``ExitStatus/notFound`` for `load` and `list`;
-    /// `remove`, which succeeds when there is nothing to remove, passes
-    /// ``ExitStatus/success``). Returns otherwise.
-    package static func requireVaultFile(_ store: any SecureStore, else status: Int32 = ExitStatus.notFound) {
-        guard let file = store as? EncryptedFileStore, !file.fileExists else { return }
+    /// ends the process with ``ExitStatus/notFound`` (`load`). Returns otherwise.
+    package static func requireVaultFile(_ store: any SecureStore) {
+        if noteMissingFile(store) { Terminal.exit(ExitStatus.notFound) }
+    }
+
+    /// When `store` is the encrypted file and there is no file yet, says so on stderr and
+    /// returns true; the command goes on (`list` lists nothing and `remove` removes
+    /// nothing, both with exit 0, as the exit-code table has it). False otherwise.
+    @discardableResult
+    package static func noteMissingFile(_ store: any SecureStore) -> Bool {
+        guard let file = store as? EncryptedFileStore, !file.fileExists else { return false }
         Terminal.note(missingFile(file.path))
-        Terminal.exit(status)
+        return true
     }
 
     /// The not-found line for `key`, naming the other spellings of its server that hold an

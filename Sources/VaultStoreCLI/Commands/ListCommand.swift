@@ -27,7 +27,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         try reportingErrors { () throws(VaultError) in
             let opened = try store.openStore()
-            NotFoundReport.requireVaultFile(opened)
+            NotFoundReport.noteMissingFile(opened)
             let items = try listed(opened).filter { all || $0.kind == .password }
             if json {
                 let encoder = JSONEncoder()

@@ -16,7 +16,7 @@ struct RemoveCommand: ParsableCommand {
         try reportingErrors { () throws(VaultError) in
             let key = try item.key.validated()
             let opened = try store.openStore()
-            NotFoundReport.requireVaultFile(opened, else: ExitStatus.success)
+            if NotFoundReport.noteMissingFile(opened) { return }
             try opened.remove(key)
             RemoveHint.noteOtherSpellings(of: key, in: opened)
         }
