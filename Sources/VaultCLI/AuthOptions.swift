@@ -99,7 +99,7 @@ struct AuthOptions: ParsableArguments, SessionOptions {
         var logger = Logger(label: "vault")
         logger.logLevel = store.verbose ? .info : .warning
         let session = AuthSession(
-            store: secureStore, server: server, account: account, transport: transport, configuration: configuration,
+            store: secureStore, server: server, account: account, transport: WaitNoticeTransport(transport), configuration: configuration,
             reauthentication: .init(coolDown: ReauthenticationSettings.coolDown(store.environment)), logger: logger)
         let result: Result<T, AuthError>
         do throws(AuthError) {

@@ -74,6 +74,9 @@ public final class EtcdClient: Sendable {
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)), decompression: .disabled)
         // Each waiter for a refresh lock holds a connection for as long as it waits.
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        // A refused endpoint is skipped at once: with retries on, the pool would try it
+        // again with back-off for the whole attempt (2 s) before the next one is tried.
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
@@ -264,6 +267,8 @@ public final class EtcdClient: Sendable {
         let text = String(describing: error)
         if text.contains("connectTimeout") || text.contains("deadline") { return "timed out" }
         if text.contains("refused") || text.contains("ECONNREFUSED") { return "connection refused" }
+        if text.contains("UnknownHost") || text.contains("DNS error") { return "cannot resolve its host" }
+        if text.contains("remoteConnectionClosed") || text.contains("reset by peer") { return "closed the connection" }
         if text.contains("ResponseTooBig") { return "answered with more than \(maximumAnswer >> 20) MiB" }
         return clean(text)
     }

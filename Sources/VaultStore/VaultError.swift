@@ -39,7 +39,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notFound(let key): "no item for account \"\(key.account)\" on server \"\(key.server)\""
         case .locked(let why): why
         case .notApproved(let why): why
-        case .wrongPassphrase: "wrong passphrase (or the vault file's header or the fleet's parameters record was modified)"
+        case .wrongPassphrase: "wrong passphrase (or the vault's header was modified)"
         case .corrupted(let why): "the vault is damaged or was tampered with: \(why)"
         case .unsupportedFormat(let why): why
         case .backendUnavailable(let why): "backend unavailable: \(why)"

@@ -122,4 +122,6 @@ package enum TerminalRestore {
 package struct TerminalPrompter: SecretPrompter {
     package var isAvailable: Bool { TerminalPrompt.isAvailable }
     package func readSecret(prompt: String) throws(VaultError) -> Secret { try TerminalPrompt.readSecret(prompt: prompt) }
+    /// One line on stderr (`vault: MESSAGE`).
+    package func warn(_ message: String) { Terminal.note(message) }
 }

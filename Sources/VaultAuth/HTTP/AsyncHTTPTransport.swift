@@ -33,6 +33,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         } else {
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.httpVersion = .http1Only
+            // A refused connection fails the request at once: with retries on, the pool
+            // would try again with back-off until the connect timeout (10 s) and then
+            // report the refusal, after ten silent seconds.
+            configuration.connectionPool.retryConnectionEstablishment = false
             self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             self.ownsClient = true
         }
@@ -83,14 +87,19 @@ public final class AsyncHTTPTransport: HTTPTransport {
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw .network("\(host) did not answer within \(timeout)")
         } catch {
+            let port = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
+            if let failure = ConnectionFailure.message(for: error, host: request.url.host ?? "the server", port: port) {
+                throw .network(TextEscaping.escaped(failure))
+            }
             throw .network("\(request.method) \(URLPolicy.redacted(request.url)): \(Self.describe(error))")
         }
     }
 
-    /// An error's text for a message. AsyncHTTPClient's header-validation errors carry the
-    /// refused header values, which may be a token: those are never shown.
+    /// An error's text for a message, without a library's type name. AsyncHTTPClient's
+    /// header-validation errors carry the refused header values, which may be a token:
+    /// those are never shown.
     static func describe(_ error: any Error) -> String {
-        let text = String(describing: error)
+        let text = ConnectionFailure.withoutTypeName(String(describing: error))
         if text.contains("invalidHeaderField") {
             return "a request header has characters HTTP does not allow (its value is not shown)"
         }

@@ -23,11 +23,13 @@ struct RequestCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup(title: "Sign-in options") var auth: AuthOptions
-    @Option(name: [.customShort("X"), .customLong("request")], help: "The HTTP method.")
-    var method: String = "GET"
+    @Option(name: [.customShort("X"), .customLong("request")], help: "The HTTP method (default: GET, or POST with --data).")
+    var method: String?
     @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A header 'Name: value' (repeatable).", valueName: "header"))
     var headers: [String] = []
-    @Option(help: ArgumentHelp("The body: text, @FILE, or - for stdin.", valueName: "body"))
+    @Option(
+        name: [.customShort("d"), .long],
+        help: ArgumentHelp("The body, as curl's -d: text, @FILE, or - (or @-) for stdin.", valueName: "body"))
     var data: String?
     @Argument(
         help: ArgumentHelp(
@@ -44,6 +46,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var status = 0
         try await reportingAuthErrors { () async throws(AuthError) in
             let body = try readBody()
             var parsedHeaders: [(name: String, value: String)] = []
@@ -52,24 +55,21 @@ struct RequestCommand: AsyncParsableCommand {
                 let name = header[..<colon].trimmingCharacters(in: .whitespaces)
                 parsedHeaders.append((name, header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             }
+            parsedHeaders = RequestBodyDefaults.headers(parsedHeaders, hasBody: body != nil)
             let verbose = store.verbose
+            let method = RequestBodyDefaults.method(self.method, hasBody: body != nil)
             let response = try await auth.withSession(store) { session throws(AuthError) in
                 let settings = try await session.settings()
                 let request = HTTPRequest(
-                    method: method.uppercased(), url: try session.resolve(target, settings: settings), headers: parsedHeaders,
-                    body: body)
+                    method: method, url: try session.resolve(target, settings: settings), headers: parsedHeaders, body: body)
                 return try await session.requester(settings: settings, onEvent: { EventReport.note($0, verbose: verbose) }).send(request)
             }
-            // Exact bytes into a pipe or a file; on a terminal, control characters escaped so
-            // a hostile body cannot drive it.
-            if Terminal.stdoutIsTerminal {
-                Terminal.write(Array(TextEscaping.escaped(String(decoding: response.body, as: UTF8.self), keepingLines: true).utf8))
-            } else {
-                Terminal.write(response.body)
-            }
-            guard response.isSuccess else {
-                throw .server(status: response.status, message: "request failed")
-            }
+            ResponseOutput.write(response.body)
+            status = response.status
+        }
+        if !(200..<300).contains(status) {
+            Terminal.note(ResponseOutput.failure(status: status))
+            throw ExitCode(ExitStatus.network)
         }
     }
 
@@ -80,8 +80,8 @@ struct RequestCommand: AsyncParsableCommand {
         guard let data else { return nil }
         let body: [UInt8]
         do throws(VaultError) {
-            if data == "-" {
-                try store.checkStandardInput(["--data -"])
+            if data == "-" || data == "@-" {
+                try store.checkStandardInput(["--data \(data)"])
                 body = try BoundedRead.all(fd: STDIN_FILENO, limit: Self.maximumBodySize, what: "standard input")
             } else if data.hasPrefix("@") {
                 body = try BoundedRead.file(String(data.dropFirst()), limit: Self.maximumBodySize)

@@ -77,6 +77,10 @@ public final class EncryptedFileStore: SecureStore {
         return "\(environment["HOME"] ?? "/root")/.local/share/vault/vault.db"
     }
 
+    /// True when there is something at ``path`` (a vault file, or what the store will
+    /// refuse); false before the first save.
+    public var fileExists: Bool { FileOperations.exists(path) }
+
     /// `"file"`; see ``SecureStore/backendName``.
     public var backendName: String { "file" }
 
@@ -239,8 +243,11 @@ public final class EncryptedFileStore: SecureStore {
             body = try VaultFileFormat.open(bytes, keys: keys)
         } catch {
             guard source == .keyCache else {
-                if error == .wrongPassphrase { forgetKeys(&state) }
-                throw error
+                guard error == .wrongPassphrase else { throw error }
+                forgetKeys(&state)
+                guard source == .derived else { throw error }
+                (keys, body) = try askAgain(bytes, header: header, state: &state, mayAsk: mayAsk)
+                return try remember(bytes, header: header, keys: keys, body: body, source: source, cacheName: cacheName, state: &state)
             }
             // A kept key that does not open the file is dropped; the passphrase decides.
             if let cacheName { keyCache?.cache.remove(cacheName) }
@@ -250,10 +257,42 @@ public final class EncryptedFileStore: SecureStore {
             do {
                 body = try VaultFileFormat.open(bytes, keys: keys)
             } catch {
-                if error == .wrongPassphrase { forgetKeys(&state) }
-                throw error
+                guard error == .wrongPassphrase else { throw error }
+                forgetKeys(&state)
+                (keys, body) = try askAgain(bytes, header: header, state: &state, mayAsk: mayAsk)
             }
         }
+        return try remember(bytes, header: header, keys: keys, body: body, source: source, cacheName: cacheName, state: &state)
+    }
+
+    /// After a refused passphrase: asks again while the source does (a terminal prompt,
+    /// ``PassphraseSource/maximumTries`` in all; never a given passphrase, never without
+    /// `mayAsk`), and returns the keys and body of the first one that opens the file.
+    /// `.wrongPassphrase` when none does.
+    private func askAgain(
+        _ bytes: [UInt8], header: VaultFileFormat.Header, state: inout State, mayAsk: Bool
+    ) throws(VaultError) -> (VaultKeys, [UInt8]) {
+        var attempt = 1
+        while mayAsk, let passphrase = try passphraseSource.passphraseAfterRefusal(attempt: attempt) {
+            attempt += 1
+            let keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
+            do {
+                let body = try VaultFileFormat.open(bytes, keys: keys)
+                state.passphrase = passphrase
+                return (keys, body)
+            } catch {
+                guard error == .wrongPassphrase else { throw error }
+            }
+        }
+        throw .wrongPassphrase
+    }
+
+    /// Decodes the opened `body`, keeps the derived key in the cache when it is new, and
+    /// remembers the file's bytes, header, keys and items; returns the items.
+    private func remember(
+        _ bytes: [UInt8], header: VaultFileFormat.Header, keys: VaultKeys, body: [UInt8], source: KeySource, cacheName: String?,
+        state: inout State
+    ) throws(VaultError) -> [CredentialKey: Credential] {
         let items = try ItemCodec.decode(body)
         if source == .derived, let cacheName, let keyCache, keyCache.storesNewKeys, let passphrase = state.passphrase {
             keyCache.cache.store(

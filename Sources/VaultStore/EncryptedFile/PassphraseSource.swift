@@ -27,6 +27,14 @@ public protocol SecretPrompter: Sendable {
     var isAvailable: Bool { get }
     /// Shows `prompt` and reads one line without echo; `.invalidInput` when it cannot.
     func readSecret(prompt: String) throws(VaultError) -> Secret
+    /// Tells the person something about what they typed (a short new passphrase); never
+    /// a secret.
+    func warn(_ message: String)
+}
+
+extension SecretPrompter {
+    /// Says nothing: a prompter that cannot warn need not.
+    public func warn(_ message: String) {}
 }
 
 /// Where the passphrase of an encrypted vault comes from.
@@ -39,17 +47,35 @@ public protocol SecretPrompter: Sendable {
 public struct PassphraseSource: Sendable {
     private let obtain: @Sendable (PassphrasePurpose) throws(VaultError) -> Secret
     private let given: @Sendable () throws(VaultError) -> Secret?
+    private let again: @Sendable (Int) throws(VaultError) -> Secret?
 
     /// A source backed by a closure. `given` answers ``givenPassphrase()``: the passphrase
     /// when it is known without asking anybody, else nil (the default: a closure that may
     /// prompt counts as not given, so a warm key cache serves without calling it).
+    /// `again` answers ``passphraseAfterRefusal(attempt:)`` (default: never asks again).
     public init(
         given: @escaping @Sendable () throws(VaultError) -> Secret? = { nil },
+        again: @escaping @Sendable (Int) throws(VaultError) -> Secret? = { _ in nil },
         _ obtain: @escaping @Sendable (PassphrasePurpose) throws(VaultError) -> Secret
     ) {
         self.obtain = obtain
         self.given = given
+        self.again = again
     }
+
+    /// The passphrase asked for again after `attempt` passphrases were refused (1 after
+    /// the first), or nil when this source does not ask again: a given passphrase (a
+    /// file, a variable) is refused at once, and a terminal prompt asks three times in
+    /// all, as `sudo` does (``maximumTries``).
+    public func passphraseAfterRefusal(attempt: Int) throws(VaultError) -> Secret? {
+        try again(attempt)
+    }
+
+    /// How many passphrases a terminal prompt takes before the vault gives up: 3.
+    public static let maximumTries = 3
+
+    /// New passphrases shorter than this (in characters) get a warning, not a refusal: 8.
+    public static let shortPassphraseLength = 8
 
     /// The passphrase for `purpose`.
     public func passphrase(for purpose: PassphrasePurpose) throws(VaultError) -> Secret {
@@ -84,7 +110,17 @@ public struct PassphraseSource: Sendable {
             if let value = environment["VAULT_PASSPHRASE"], !value.isEmpty { return Secret(value) }
             return nil
         }
-        return PassphraseSource(given: given) { purpose throws(VaultError) in
+        let again: @Sendable (Int) throws(VaultError) -> Secret? = { attempt throws(VaultError) -> Secret? in
+            // A given passphrase is not read again (a FIFO or standard input gives it once).
+            let isGiven =
+                !(file ?? environment["VAULT_PASSPHRASE_FILE"] ?? "").isEmpty
+                || (!(environment["CREDENTIALS_DIRECTORY"] ?? "").isEmpty
+                    && access("\(environment["CREDENTIALS_DIRECTORY"] ?? "")/vault-passphrase", F_OK) == 0)
+                || !(environment["VAULT_PASSPHRASE"] ?? "").isEmpty
+            guard attempt < maximumTries, !isGiven, let prompter, prompter.isAvailable else { return nil }
+            return try nonEmpty(prompter.readSecret(prompt: "Sorry, try again.\nVault passphrase: "))
+        }
+        return PassphraseSource(given: given, again: again) { purpose throws(VaultError) in
             if let passphrase = try given() { return passphrase }
             guard let prompter, prompter.isAvailable else {
                 throw .invalidInput(
@@ -196,6 +232,11 @@ public struct PassphraseSource: Sendable {
             let first = try nonEmpty(prompter.readSecret(prompt: label))
             let second = try prompter.readSecret(prompt: "Repeat it: ")
             guard first == second else { throw .invalidInput("the two passphrases differ") }
+            if String(decoding: first.bytes, as: UTF8.self).count < shortPassphraseLength {
+                prompter.warn(
+                    "warning: the new passphrase is shorter than \(shortPassphraseLength) characters; "
+                        + "a short one is easy to guess for whoever gets a copy of the vault file")
+            }
             return first
         }
     }

@@ -38,7 +38,9 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in
-            let items = try store.openStore().list(server: server).filter { all || $0.kind == .password }
+            let opened = try store.openStore()
+            NotFoundReport.noteMissingFile(opened)
+            let items = try listed(opened).filter { all || $0.kind == .password }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -53,5 +55,12 @@ struct ListCommand: ParsableCommand {
                 }
             }
         }
+    }
+
+    /// The items `--server` names, normalised as `load` does (`ItemOptions.key`): a URL's
+    /// scheme and host lower-cased, a bare host name in any case.
+    private func listed(_ opened: any SecureStore) throws(VaultError) -> [CredentialInfo] {
+        guard let server else { return try opened.list(server: nil) }
+        return try ServerSpelling.list(server: ServerName.normalized(server), in: opened)
     }
 }

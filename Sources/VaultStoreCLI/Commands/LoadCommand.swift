@@ -23,7 +23,9 @@ struct LoadCommand: ParsableCommand {
     func run() throws {
         try reportingErrors { () throws(VaultError) in
             let key = try item.key.validated()
-            guard let credential = try store.openStore().load(key) else { throw .notFound(key) }
+            let opened = try store.openStore()
+            NotFoundReport.requireVaultFile(opened)
+            guard let credential = try ServerSpelling.load(key, in: opened) else { NotFoundReport.exit(key, in: opened) }
             Terminal.write(credential.secret.bytes + (Terminal.stdoutIsTerminal ? [0x0A] : []))
         }
     }

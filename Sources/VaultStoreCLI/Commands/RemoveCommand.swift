@@ -15,7 +15,11 @@ struct RemoveCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in
-            try store.openStore().remove(item.key.validated())
+            let key = try item.key.validated()
+            let opened = try store.openStore()
+            if NotFoundReport.noteMissingFile(opened) { return }
+            try opened.remove(key)
+            RemoveHint.noteOtherSpellings(of: key, in: opened)
         }
     }
 }

@@ -28,7 +28,9 @@ struct SaveCommand: ParsableCommand {
             let key = try item.key.validated()
             try store.checkStandardInput(["the secret"])
             let secret = try SecretInput.read(prompt: "Secret for \(key.account)@\(key.server): ")
-            try store.openStore().save(Credential(key: key, secret: secret, label: label))
+            let opened = try store.openStore()
+            NewVaultNotice.announce(opened)
+            try opened.save(Credential(key: key, secret: secret, label: label))
         }
     }
 }
