@@ -183,12 +183,20 @@ struct DocsSandbox: Sendable {
     func bash(_ script: String, name: String, mergeOutput: Bool = false, timeout: Double = 60) async throws -> ProcessResult {
         var text = script
         if let serverURL { text = Self.servers.reduce(text) { $0.replacingOccurrences(of: $1, with: serverURL) } }
-        let shell = ["/bin/bash", "--noprofile", "--norc", "-c", "cd \"$HOME\" && set -euo pipefail\n" + text, name]
+        // The output goes to files, not to the child's pipes: a background process that an
+        // example leaves behind (`server &`) would hold a pipe open, and the wait for its end
+        // with it. Such processes are killed when the block ends.
+        let outputs = try TemporaryDirectory.make(prefix: "vault-docs-output")
+        defer { TemporaryDirectory.remove(outputs) }
+        let redirect = mergeOutput ? "exec >'\(outputs)/out' 2>&1" : "exec >'\(outputs)/out' 2>'\(outputs)/err'"
+        let prelude = "cd \"$HOME\" && set -euo pipefail\ntrap 'kill -KILL $(jobs -p) 2>/dev/null || true' EXIT\n\(redirect)\n"
+        let shell = ["/bin/bash", "--noprofile", "--norc", "-c", prelude + text, name]
         let (executable, arguments) =
             Self.userNamespace ? ("/usr/bin/unshare", ["--user", "--map-current-user"] + shell) : (shell[0], Array(shell.dropFirst()))
-        let child = try ChildProcess(
-            executable, arguments, environment: environment, stdin: Data(), stderr: mergeOutput ? .intoStdout : .captured)
-        let result = try await child.finishAsync(timeout: timeout)
+        let child = try ChildProcess(executable, arguments, environment: environment, stdin: Data())
+        var result = try await child.finishAsync(timeout: timeout)
+        result.stdout = (try? Data(contentsOf: URL(fileURLWithPath: outputs + "/out"))) ?? Data()
+        result.stderr = ((try? Data(contentsOf: URL(fileURLWithPath: outputs + "/err"))) ?? Data()) + result.stderr
         for marker in ChildProcess.crashReportMarkers where result.err.contains(marker) || result.out.contains(marker) {
             Issue.record("\(name): a crash report (\"\(marker)\"):\n\(result.out)\(result.err)")
         }
@@ -263,7 +271,8 @@ enum DocsChecks {
             let fields = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             let timeFields = fields.first?.hasPrefix("@") == true ? 1 : 5
             let times = fields.prefix(timeFields)
-            let timesValid = times.count == timeFields && times.allSatisfy { $0.range(of: #"^(@[a-z]+|[0-9A-Za-z*/,\-]+)$"#, options: .regularExpression) != nil }
+            let timesValid =
+                times.count == timeFields && times.allSatisfy { $0.range(of: #"^(@[a-z]+|[0-9A-Za-z*/,\-]+)$"#, options: .regularExpression) != nil }
             #expect(timesValid && fields.count > timeFields, "\(block): not a crontab entry: \(line)", sourceLocation: sourceLocation)
             let command = fields.dropFirst(timeFields).joined(separator: " ")
             #expect(
@@ -416,10 +425,12 @@ enum DocsLinks {
         }
         await withKnownIssue {
             try await DocsChecks.check(
-                MarkdownBlock(document: "test.md", line: 1, language: "ini", text: "[Service]\nExecStart=sh -c 'x\n", illustrative: false, reason: ""))
+                MarkdownBlock(document: "test.md", line: 1, language: "ini", text: "[Service]\nExecStart=sh -c 'x\n", illustrative: false, reason: "")
+            )
         }
         await withKnownIssue {
-            try await DocsChecks.check(MarkdownBlock(document: "test.md", line: 1, language: "shell", text: "true\n", illustrative: false, reason: ""))
+            try await DocsChecks.check(
+                MarkdownBlock(document: "test.md", line: 1, language: "shell", text: "true\n", illustrative: false, reason: ""))
         }
     }
 
@@ -433,6 +444,11 @@ enum DocsLinks {
                         document: "test.md", line: 1, language: "sh", text: "vault load --backend file --server s --account a\n",
                         illustrative: false, reason: ""))
             }
+            // A server left running in the background neither hangs the test nor outlives the block.
+            let started = Date()
+            let background = try await sandbox.bash("sleep 300 &\necho started", name: "background")
+            #expect(background.status == 0 && background.out == "started\n", "\(background.status): \(background.out)\(background.err)")
+            #expect(Date().timeIntervalSince(started) < 30)
             await withKnownIssue("output other than the transcript shows") {
                 try await sandbox.run(
                     MarkdownBlock(document: "test.md", line: 1, language: "console", text: "$ echo one\ntwo\n", illustrative: false, reason: ""))
@@ -482,8 +498,17 @@ enum DocsLinks {
     func secretService() async throws {
         try KeyringTestEnvironment.require()
         try await withTemporaryDirectory("vault-docs") { home in
-            let sandbox = DocsSandbox(home: home, keyring: true)
-            try await sandbox.runDocument("docs/secret-service.md")
+            let sandbox = DocsSandbox(home: home, keyring: true, extra: ["PW": "backup-password-27d9"])
+            var failure: (any Error)?
+            do { try await sandbox.runDocument("docs/secret-service.md") } catch { failure = error }
+            // The keyring is the test run's, shared with other suites: leave none of the examples' items in it.
+            _ = try await sandbox.bash(
+                """
+                vault remove --server db.internal --account backup
+                vault remove --server https://git.example.com:8443/repo.git --account bob
+                vault remove --server smtp.internal --account relay
+                """, name: "cleanup")
+            if let failure { throw failure }
         }
     }
 
