@@ -6,7 +6,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The reference auth API (see `DESIGN.md`, "The reference auth API") as an in-process
+/// The reference auth API (the endpoints below; `vault-auth-server` in the README) as an in-process
 /// HTTP server.
 ///
 /// ```swift
