@@ -46,6 +46,8 @@ public struct ProcessResult: Sendable {
 /// - `finish(timeout:)` and `finishAsync(timeout:)` are bounded: past the timeout the
 ///   whole process tree is killed and an issue is recorded. Tests that run a server in
 ///   this process must use `finishAsync`, which does not hold a thread of the pool.
+/// - It starts clean (``SpawnedProcess``): an empty signal mask, every signal at its default
+///   action, no descriptor but its standard three, whichever thread starts it.
 public final class ChildProcess: @unchecked Sendable {
     /// Where a child's stdout or stderr goes.
     public enum Output: Sendable {
@@ -73,8 +75,9 @@ public final class ChildProcess: @unchecked Sendable {
     public let executable: String
 
     /// The `setsid --wait` wrapper (the program itself, or its parent).
-    public let process: Process
-    private let input = Pipe()
+    public let process: SpawnedProcess
+    /// The write end of the child's standard input.
+    private let input: FileHandle
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
@@ -88,21 +91,35 @@ public final class ChildProcess: @unchecked Sendable {
         keepingStdinOpen: Bool = false, stdout: Output = .captured, stderr: Output = .captured
     ) throws {
         self.executable = executable
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["--wait", executable] + arguments
-        if let environment { process.environment = environment }
-        process.standardInput = input
-        let outPipe = stdout == .captured ? Pipe() : nil
-        let errPipe = stderr == .captured ? Pipe() : nil
-        process.standardOutput = outPipe ?? FileHandle.nullDevice
-        process.standardError = errPipe ?? (stderr == .intoStdout ? outPipe ?? FileHandle.nullDevice : FileHandle.nullDevice)
-        try process.run()
-        if let outPipe { drain(outPipe.fileHandleForReading) { $0.out.append($1) } }
-        if let errPipe { drain(errPipe.fileHandleForReading) { $0.err.append($1) } }
+        let stdinPipe = try SpawnedProcess.pipe()
+        let outPipe = stdout == .captured ? try SpawnedProcess.pipe() : nil
+        let errPipe = stderr == .captured ? try SpawnedProcess.pipe() : nil
+        var errTarget = SpawnedProcess.Target.null
+        if let errPipe {
+            errTarget = .descriptor(errPipe.write)
+        } else if stderr == .intoStdout, let outPipe {
+            errTarget = .descriptor(outPipe.write)
+        }
+        let started: SpawnedProcess
+        do {
+            started = try SpawnedProcess(
+                "/usr/bin/setsid", ["--wait", executable] + arguments, environment: environment,
+                stdio: [.descriptor(stdinPipe.read), outPipe.map { .descriptor($0.write) } ?? .null, errTarget])
+        } catch {
+            for descriptor in [stdinPipe.read, stdinPipe.write, outPipe?.read, outPipe?.write, errPipe?.read, errPipe?.write] {
+                if let descriptor { Foundation.close(descriptor) }
+            }
+            throw error
+        }
+        process = started
+        // The child's ends are the child's now.
+        for descriptor in [stdinPipe.read, outPipe?.write, errPipe?.write] { if let descriptor { Foundation.close(descriptor) } }
+        input = FileHandle(fileDescriptor: stdinPipe.write, closeOnDealloc: true)
+        if let outPipe { drain(FileHandle(fileDescriptor: outPipe.read, closeOnDealloc: true)) { $0.out.append($1) } }
+        if let errPipe { drain(FileHandle(fileDescriptor: errPipe.read, closeOnDealloc: true)) { $0.err.append($1) } }
         // A child that stops reading early (input over a limit) closes the pipe: that is
         // an outcome to test, not a reason to crash the test process.
-        if let stdin { try? input.fileHandleForWriting.write(contentsOf: stdin) }
+        if let stdin { try? input.write(contentsOf: stdin) }
         if !keepingStdinOpen { closeInput() }
     }
 
@@ -151,10 +168,10 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Writes to the child's stdin (when started `keepingStdinOpen`).
     public func write(_ text: String) {
-        try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+        try? input.write(contentsOf: Data(text.utf8))
     }
 
-    public func closeInput() { try? input.fileHandleForWriting.close() }
+    public func closeInput() { try? input.close() }
 
     /// Sends SIGKILL to the program itself and to every process under it. (`setsid --wait`
     /// forks when it leads a process group, so the program may be its child, in a session

@@ -12,8 +12,8 @@ import VaultStore
 /// `gh` do: the commands of `$BROWSER` (separated by `:`; `%s` in one is replaced by the
 /// URL, else the URL is its last argument), else `xdg-open` when a display exists
 /// (`DISPLAY` or `WAYLAND_DISPLAY`), else nothing. The browser is started, not waited for;
-/// it never gets vault's standard output. The URL is also always printed by the caller, so
-/// a failed launch costs nothing.
+/// it never gets vault's standard output, nor vault's signal mask or ignored signals. The URL
+/// is also always printed by the caller, so a failed launch costs nothing.
 public struct BrowserLauncher: Sendable {
     /// The environment the commands are looked up in.
     public let environment: [String: String]
@@ -66,6 +66,25 @@ public struct BrowserLauncher: Sendable {
         }
     }
 
+    /// Spawn attributes for a browser that starts as from a shell: an empty signal mask
+    /// (the thread that starts it may be a worker of the Swift concurrency pool, which
+    /// blocks most signals, SIGTERM among them) and every signal at its default action (vault
+    /// ignores SIGPIPE for itself; the two signals glibc keeps for itself, which its
+    /// posix_spawn would leave ignored, are set in the set's bits directly).
+    static func cleanSignals() -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigemptyset(&all)
+        all.__val.0 = .max  // signals 1 to 64
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        return attributes
+    }
+
     private func spawn(_ command: [String], quiet: Bool) -> Bool {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -82,8 +101,10 @@ public struct BrowserLauncher: Sendable {
         defer { arguments.forEach { free($0) } }
         let variables = Self.browserEnvironment(environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { variables.forEach { free($0) } }
+        var attributes = Self.cleanSignals()
+        defer { posix_spawnattr_destroy(&attributes) }
         var pid: pid_t = 0
-        guard posix_spawnp(&pid, command[0], &actions, nil, arguments, variables) == 0 else { return false }
+        guard posix_spawnp(&pid, command[0], &actions, &attributes, arguments, variables) == 0 else { return false }
         // Reaped when it exits, so no zombie is left while vault waits for the redirect.
         let child = pid
         Thread.detachNewThread {

@@ -354,28 +354,30 @@ struct OutputPromiseTests {
     /// starts, and SIGPIPE at its default action (`env --default-signal`, whatever this test
     /// process ignores); at most 60 s.
     static func intoClosedPipe(_ arguments: [String], _ environment: [String: String]) async throws -> ClosedPipeResult {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
-        close(ends[0])
-        let output = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-        let errors = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal=PIPE", VaultProcess.vaultPath] + arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        try output.close()
+        let output = try SpawnedProcess.pipe()
+        close(output.read)
+        let errors = try SpawnedProcess.pipe()
+        let process: SpawnedProcess
+        do {
+            // Started clean (no signal blocked or ignored), whichever thread runs this.
+            process = try SpawnedProcess(
+                "/usr/bin/env", ["--default-signal=PIPE", VaultProcess.vaultPath] + arguments, environment: environment,
+                stdio: [.null, .descriptor(output.write), .descriptor(errors.write)])
+        } catch {
+            for descriptor in [output.write, errors.read, errors.write] { close(descriptor) }
+            throw error
+        }
+        close(output.write)
+        close(errors.write)
+        let errorsHandle = FileHandle(fileDescriptor: errors.read, closeOnDealloc: true)
         let deadline = Date().addingTimeInterval(60)
         while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGTERM)
             Issue.record("\(arguments[0]) still ran after 60 s")
         }
         process.waitUntilExit()
-        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: errorsHandle.readDataToEndOfFile(), as: UTF8.self)
         return (process.terminationReason == .uncaughtSignal, process.terminationStatus, err)
     }
 }
