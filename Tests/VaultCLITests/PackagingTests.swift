@@ -60,7 +60,7 @@ struct PackagingTests {
 
     @Test(
         "Scripts/build-release --install PREFIX: binaries, man pages, completions where each shell looks",
-        .enabled(if: prefix != nil, "VAULT_TEST_PREFIX is not set: Scripts/test installs a tree with Scripts/build-release --install"))
+        .enabled(if: prefix != nil, "VAULT_TEST_PREFIX is not set: Scripts/test-packaging (or VAULT_TEST_PACKAGING=1 Scripts/test) installs a tree"))
     func installedTree() async throws {
         let prefix = try #require(Self.prefix)
         let files = [
@@ -74,7 +74,7 @@ struct PackagingTests {
 
     @Test(
         "Scripts/package-deb: the unpacked package runs, with its man pages, completions and copyright; Depends: names libsecret and glib",
-        .enabled(if: deb != nil, "VAULT_TEST_DEB is not set: Scripts/test builds the package with Scripts/package-deb"))
+        .enabled(if: deb != nil, "VAULT_TEST_DEB is not set: Scripts/test-packaging (or VAULT_TEST_PACKAGING=1 Scripts/test) builds the package"))
     func debianPackage() async throws {
         let deb = try #require(Self.deb)
         let root = try TemporaryDirectory.make(prefix: "vault-deb")
