@@ -94,7 +94,7 @@ struct AuthOptions: ParsableArguments, SessionOptions {
         server: String, account: String, requestTimeout: Duration, secureStore: any SecureStore, options store: some StoreConfigurable,
         _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
-        let transport = AsyncHTTPTransport()
+        let transport = AsyncHTTPTransport(connectTimeout: requestTimeout)
         let configuration = Requester.Configuration(requestTimeout: requestTimeout)
         var logger = Logger(label: "vault")
         logger.logLevel = store.verbose ? .info : .warning
@@ -108,7 +108,7 @@ struct AuthOptions: ParsableArguments, SessionOptions {
         } catch {
             result = .failure(error)
         }
-        await transport.shutdown()
+        await transport.shutdown(waitingAtMost: .seconds(1))
         return try result.get()
     }
 }
@@ -135,12 +135,13 @@ extension SessionOptions {
         var rest = positionals[...]
         if names.serverOption == nil, let first = rest.popFirst() { names.serverOption = first }
         if names.accountOption == nil, let next = rest.popFirst() { names.accountOption = next }
-        guard let extra = rest.first else { return }
+        // The surplus word is never quoted: it is most often a password typed as an argument.
+        guard !rest.isEmpty else { return }
         switch (given.server, given.account) {
         case (let server?, nil): throw ValidationError("the server is given twice: '\(positionals[0])' and --server '\(server)'")
         case (nil, let account?): throw ValidationError("the account is given twice: '\(positionals[1])' and --account '\(account)'")
-        case (.some, .some): throw ValidationError("unexpected argument '\(extra)': --server and --account already name the account")
-        case (nil, nil): throw ValidationError("unexpected argument '\(extra)': give the server and the account, then nothing more")
+        case (.some, .some): throw ValidationError("too many arguments: --server and --account already name the account")
+        case (nil, nil): throw ValidationError("too many arguments: give the server and the account only (a password is never an argument)")
         }
     }
 

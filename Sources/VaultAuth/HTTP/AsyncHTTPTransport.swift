@@ -5,6 +5,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import VaultStore
 
 /// `HTTPTransport` on AsyncHTTPClient: one exchange per call.
@@ -25,8 +26,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
     public let maximumBodySize: Int
 
     /// Uses `client` (whose redirect configuration must be `.disallow`), or makes one on
-    /// the shared event loop group; call `shutdown()` when done with a made one.
-    public init(client: HTTPClient? = nil, maximumBodySize: Int = 16 << 20) {
+    /// the shared event loop group; call `shutdown()` when done with a made one. A made
+    /// one gives up a connection attempt (TCP and TLS handshake) after `connectTimeout`
+    /// (default 10 s): a command passes its request timeout, so a server that accepts and
+    /// never completes the handshake cannot hold the client (and its shutdown) longer.
+    public init(client: HTTPClient? = nil, maximumBodySize: Int = 16 << 20, connectTimeout: Duration? = nil) {
         if let client {
             self.client = client
             self.ownsClient = false
@@ -37,6 +41,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
             // would try again with back-off until the connect timeout (10 s) and then
             // report the refusal, after ten silent seconds.
             configuration.connectionPool.retryConnectionEstablishment = false
+            if let connectTimeout, connectTimeout > .zero {
+                configuration.timeout.connect = TimeAmount(min(connectTimeout, .seconds(10)))
+            }
             self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             self.ownsClient = true
         }
@@ -47,6 +54,24 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// Shuts the client down if this transport made it.
     public func shutdown() async {
         if ownsClient { try? await client.shutdown() }
+    }
+
+    /// Starts ``shutdown()`` and waits for it at most `limit`: a shutdown waits for every
+    /// connection attempt under way, and a command whose deadline has passed must not wait
+    /// for one more. The client lives on until its shutdown ends (or the process exits).
+    public func shutdown(waitingAtMost limit: Duration) async {
+        let gate = ResumeOnce()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            gate.set(continuation)
+            Task {
+                await self.shutdown()
+                gate.resume()
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                gate.resume()
+            }
+        }
     }
 
     /// Checks ``URLPolicy`` first, never follows a redirect, and fails with ``AuthError/network(_:)`` when
@@ -113,4 +138,13 @@ extension TimeAmount {
         let (seconds, attoseconds) = duration.components
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
+}
+
+/// Resumes a continuation once, whichever of several callers comes first.
+private final class ResumeOnce: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+    func set(_ waiting: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = waiting } }
+
+    func resume() { continuation.withLock { $0.take() }?.resume() }
 }
