@@ -41,6 +41,14 @@ public struct AccountStatus: Sendable {
             credentialsRejectedAt: rejection?.rejectedAt)
     }
 
+    /// An account whose items cannot be read (a name the store refuses, such as one with a
+    /// control character that another program wrote): listed, and never usable.
+    public static func unreadable(server: String, account: String) -> AccountStatus {
+        AccountStatus(
+            server: server, account: account, settings: nil, accessTokenExpiry: nil, hasRefreshToken: false, refreshTokenExpiry: nil,
+            obtainedAt: nil, identity: nil, hasPassword: false, credentialsRejectedAt: nil)
+    }
+
     /// True when the access token has not expired at `now`.
     public func accessTokenIsValid(at now: Date) -> Bool { accessTokenExpiry.map { now < $0 } ?? false }
 

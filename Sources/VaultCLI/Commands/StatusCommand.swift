@@ -49,7 +49,14 @@ struct StatusCommand: AsyncParsableCommand {
             do throws(VaultError) { decision = try store.decision() } catch { throw .store(error) }
             let secureStore = try AuthOptions.openStore(store)
             for (server, account) in try AuthOptions.loggedInAccounts(in: secureStore) {
-                statuses.append(try await AccountStatus.read(AccountItems(store: secureStore, server: server, account: account)))
+                do throws(AuthError) {
+                    statuses.append(try await AccountStatus.read(AccountItems(store: secureStore, server: server, account: account)))
+                } catch .store(.invalidInput(let why)) {
+                    // One odd item (a name with a control character, written by another
+                    // program) must not hide every other account: it is listed, unusable.
+                    Terminal.note(TextEscaping.escaped("the items of \(account) on \(server) cannot be read: \(why)"))
+                    statuses.append(.unreadable(server: server, account: account))
+                }
             }
         }
         let coolDown = ReauthenticationSettings.coolDown(store.environment)
