@@ -10,13 +10,25 @@
 /// so an item of another spelling (in a keyring: perhaps another program's, `secret-tool`'s
 /// or git's) is never changed or deleted because its name looks alike.
 public enum ServerSpelling {
-    /// True when `server` is a bare host name (no scheme), which is matched without
-    /// regard to case.
-    public static func isBareHost(_ server: String) -> Bool { !server.contains("://") }
+    /// True when `server` is a bare host name (no scheme, no path: letters, digits, `.`,
+    /// `-`, `_` and a `:port`, all ASCII), which is matched without regard to case.
+    public static func isBareHost(_ server: String) -> Bool {
+        !server.isEmpty
+            && server.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x3A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2E
+                    || byte == 0x2D || byte == 0x5F
+            }
+    }
 
-    /// True when `stored` is `query` spelled without regard to case, for a bare host.
+    /// True when `stored` is `query` spelled without regard to ASCII case, for a bare host
+    /// (Unicode case folding is not used: `K`, the Kelvin sign, must not match `k`).
     public static func sameBareHost(_ stored: String, _ query: String) -> Bool {
-        isBareHost(query) && isBareHost(stored) && stored.lowercased() == query.lowercased()
+        isBareHost(query) && isBareHost(stored) && asciiLowercased(stored) == asciiLowercased(query)
+    }
+
+    /// `text` with ASCII capitals made small, and nothing else changed.
+    static func asciiLowercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
     /// The item at `key`; when there is none and the server is a bare host name, the one
@@ -55,7 +67,7 @@ public enum ServerSpelling {
     /// two spellings of one web host share. Other schemes stay (`imap://host` is another
     /// program's password, not a spelling of `host`).
     static func loose(_ server: String) -> String {
-        var text = server.lowercased()
+        var text = asciiLowercased(server)
         for scheme in ["https://", "http://"] where text.hasPrefix(scheme) { text = String(text.dropFirst(scheme.count)) }
         while text.hasSuffix("/") { text.removeLast() }
         return text

@@ -33,8 +33,9 @@ package enum NotFoundReport {
         let base = VaultError.notFound(key).description
         let others = ServerSpelling.otherSpellings(of: key, in: store)
         guard let first = others.first else { return base }
-        let names = others.map { "\"\($0)\"" }.joined(separator: ", ")
-        return "\(base); there is one on \(names) (--server \(first))"
+        guard others.count > 1 else { return "\(base); there is one on \"\(first)\" (--server \(first))" }
+        // Several: none is suggested over another (one may be another program's).
+        return "\(base); there are items of that account on " + others.map { "\"\($0)\"" }.joined(separator: ", ")
     }
 
     /// Says the not-found line on stderr and ends the process with ``ExitStatus/notFound``.
