@@ -41,14 +41,17 @@ package struct ItemOptions: ParsableArguments {
     package func validate() throws {
         let missing = (serverOption == nil ? 1 : 0) + (accountOption == nil ? 1 : 0)
         if positionals.count > missing {
-            let extra = positionals[missing]
             if let serverOption, missing == 1 {
                 throw ValidationError("the server is given twice: '\(positionals[0])' and --server '\(serverOption)'")
             }
             if let accountOption, missing == 1 {
                 throw ValidationError("the account is given twice: '\(positionals[1])' and --account '\(accountOption)'")
             }
-            throw ValidationError("unexpected argument '\(extra)': --server and --account already name the item")
+            // The surplus word is not quoted: it is most often a secret typed as an argument.
+            throw ValidationError(
+                missing == 0
+                    ? "too many arguments: --server and --account already name the item (a secret is never an argument)"
+                    : "too many arguments: give SERVER ACCOUNT only (a secret is read from standard input, never from an argument)")
         }
         if positionals.count < missing {
             let what = serverOption == nil && positionals.isEmpty ? "the server and the account" : "the account"

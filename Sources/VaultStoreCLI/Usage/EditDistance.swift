@@ -24,6 +24,8 @@ package enum Suggestion {
     /// The candidate nearest to `typed`: within two edits (one for names of three characters or
     /// fewer), or the only candidate that starts with it; nil when none is near enough.
     package static func nearest(to typed: String, in candidates: [String]) -> String? {
+        // A word far longer than any name is no typo of one (and would cost seconds).
+        guard typed.utf8.count <= 64 else { return nil }
         let limit = typed.count <= 3 ? 1 : 2
         let scored = candidates.map { (name: $0, distance: distance(typed, $0)) }.filter { $0.distance <= limit }
         if let best = scored.min(by: { $0.distance < $1.distance }) { return best.name }

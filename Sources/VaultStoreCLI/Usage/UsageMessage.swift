@@ -23,7 +23,7 @@ package enum UsageMessage {
             guard let command = commands.first(where: { $0.configuration.commandName == first }) else {
                 if first == "help" { return "\(restyled(Root.message(for: error))) \(rootHelp)" }
                 let hint = Suggestion.nearest(to: first, in: commandNames).map { "; did you mean '\($0)'?" } ?? ""
-                return "unknown command '\(first)'\(hint) \(rootHelp)"
+                return "unknown command '\(shown(first))'\(hint) \(rootHelp)"
             }
             return commandLine(
                 for: error, of: Root.self, command, arguments: Array(arguments.dropFirst()), help: "(see \(program) \(first) --help)")
@@ -31,7 +31,7 @@ package enum UsageMessage {
         let rootOptions = ["--help", "-h", "--version"]
         if !rootOptions.contains(first), first.count > 1, !first.hasPrefix("--generate-completion-script") {
             let hint = first.hasPrefix("--") ? Suggestion.nearest(to: first, in: ["--help", "--version"]) : nil
-            return "unknown option '\(first)'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(rootHelp)"
+            return "unknown option '\(shown(first))'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(rootHelp)"
         }
         return "\(restyled(Root.message(for: error))) \(rootHelp)"
     }
@@ -47,9 +47,15 @@ package enum UsageMessage {
         let known = optionNames(text)
         if let unknown = firstUnknownOption(arguments, known: known) {
             let hint = unknown.hasPrefix("--") ? Suggestion.nearest(to: unknown, in: known.filter { $0.hasPrefix("--") }) : nil
-            return "unknown option '\(unknown)'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(pointer)"
+            return "unknown option '\(shown(unknown))'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(pointer)"
         }
         return "\(restyled(Root.message(for: error))) \(pointer)"
+    }
+
+    /// A word the user typed, as an error line shows it: at most 64 characters (a longer one
+    /// is cut, with `…`), so a huge argument gives one short line.
+    static func shown(_ word: String) -> String {
+        word.count <= 64 ? word : String(word.prefix(64)) + "…"
     }
 
     /// The option names (`--server`, `-v`) that a command's help text lists.
@@ -88,6 +94,10 @@ package enum UsageMessage {
     /// case, without a closing period.
     static func restyled(_ message: String) -> String {
         var line = message.split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
+        // A surplus argument is most often a secret typed where none belongs: never quoted.
+        if line.hasPrefix("Unexpected argument") || line.hasPrefix("Unexpected arguments") {
+            return "too many arguments (a secret is read from standard input or a file, never from an argument)"
+        }
         line = line.replacing(". Did you mean", with: "; did you mean")
         line = line.replacing(". Please provide one of", with: "; give one of")
         if line.hasSuffix("."), !line.hasSuffix("..") { line.removeLast() }
