@@ -29,8 +29,12 @@ struct RequestCommand: AsyncParsableCommand {
     var headers: [String] = []
     @Option(
         name: [.customShort("d"), .long],
-        help: ArgumentHelp("The body, as curl's -d: text, @FILE, or - (or @-) for stdin.", valueName: "body"))
-    var data: String?
+        help: ArgumentHelp(
+            "The body, as curl's -d: text, @FILE, or @- (or -) for stdin, with CR and LF left out of a file; repeated: joined with &.",
+            valueName: "body"))
+    var data: [String] = []
+    @Option(help: ArgumentHelp("The body as curl's --data-binary: as -d, but a file or stdin is sent byte for byte.", valueName: "body"))
+    var dataBinary: [String] = []
     @Argument(
         help: ArgumentHelp(
             "[SERVER ACCOUNT] PATH: the server's base URL and the account (or --server, --account; left out: the only account "
@@ -76,22 +80,56 @@ struct RequestCommand: AsyncParsableCommand {
     /// The most a request body may hold (`--data`, `@FILE` or stdin): 16 MiB.
     static let maximumBodySize = 16 << 20
 
+    /// The body of every `-d` and `--data-binary`, in the order given, joined with `&` (as
+    /// curl does); nil when there is none. Standard input can be read once.
     private func readBody() throws(AuthError) -> [UInt8]? {
-        guard let data else { return nil }
-        let body: [UInt8]
+        let parts = Self.bodyParts(arguments: CommandLine.arguments, data: data, dataBinary: dataBinary)
+        guard !parts.isEmpty else { return nil }
+        var readStandardInput = false
+        var body: [UInt8] = []
+        for (index, part) in parts.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: "&")) }
+            body += try read(part.value, binary: part.binary, readStandardInput: &readStandardInput)
+            guard body.count <= Self.maximumBodySize else { throw .invalidRequest("the request body is larger than 16 MiB") }
+        }
+        return body
+    }
+
+    /// The values of `-d`/`--data` and `--data-binary` in the order the command line gives
+    /// them (each list keeps its own order; the command line says how they interleave).
+    static func bodyParts(arguments: [String], data: [String], dataBinary: [String]) -> [(value: String, binary: Bool)] {
+        var text = data[...]
+        var binary = dataBinary[...]
+        var parts: [(value: String, binary: Bool)] = []
+        for argument in arguments {
+            if argument == "--data-binary" || argument.hasPrefix("--data-binary="), let next = binary.popFirst() {
+                parts.append((next, true))
+            } else if argument == "-d" || argument == "--data" || argument.hasPrefix("--data="), let next = text.popFirst() {
+                parts.append((next, false))
+            }
+        }
+        return parts + text.map { ($0, false) } + binary.map { ($0, true) }
+    }
+
+    /// One body part: text as given, `@FILE`, or `@-`/`-` for standard input; CR and LF are
+    /// left out of a file or stdin unless `binary` (curl's `-d` and `--data-binary`).
+    private func read(_ value: String, binary: Bool, readStandardInput: inout Bool) throws(AuthError) -> [UInt8] {
+        var bytes: [UInt8]
         do throws(VaultError) {
-            if data == "-" || data == "@-" {
-                try store.checkStandardInput(["--data \(data)"])
-                body = try BoundedRead.all(fd: STDIN_FILENO, limit: Self.maximumBodySize, what: "standard input")
-            } else if data.hasPrefix("@") {
-                body = try BoundedRead.file(String(data.dropFirst()), limit: Self.maximumBodySize)
+            if value == "-" || value == "@-" {
+                guard !readStandardInput else { throw .invalidInput("standard input can give only one body part") }
+                readStandardInput = true
+                try store.checkStandardInput(["--data \(value)"])
+                bytes = try BoundedRead.all(fd: STDIN_FILENO, limit: Self.maximumBodySize, what: "standard input")
+            } else if value.hasPrefix("@") {
+                bytes = try BoundedRead.file(String(value.dropFirst()), limit: Self.maximumBodySize)
             } else {
-                body = Array(data.utf8)
+                return Array(value.utf8)
             }
         } catch {
             throw .invalidRequest(error.description)
         }
-        guard body.count <= Self.maximumBodySize else { throw .invalidRequest("the request body is larger than 16 MiB") }
-        return body
+        if !binary { bytes.removeAll { $0 == 0x0D || $0 == 0x0A } }
+        return bytes
     }
 }
