@@ -44,7 +44,7 @@ public enum SecretServiceProbe {
     }
 
     /// The default bound for automatic backend selection.
-    public static let defaultTimeout: Duration = .milliseconds(500)
+    public static let defaultTimeout: Duration = .seconds(2)
 
     /// Probes the session bus named by `environment[DBUS_SESSION_BUS_ADDRESS]`, waiting at
     /// most `timeout`. Never throws, never blocks longer than `timeout` (plus thread start).
