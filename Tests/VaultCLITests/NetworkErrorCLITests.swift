@@ -65,8 +65,10 @@ import VaultTestSupport
             expectPlainOneLine(refused, status: 5)
             #expect(refused.err.contains("cannot connect to 127.0.0.1:\(port)"), "\(refused.err)")
             #expect(refused.err.contains("connection refused") && refused.err.contains("is the server running?"), "\(refused.err)")
-            // It used to retry in silence until the connect timeout (10 s).
-            #expect(elapsed < baseline + .seconds(2), "took \(elapsed); a usage error took \(baseline)")
+            // It used to retry in silence until the connect timeout (10 s). A login opens the
+            // store and makes a client, which a usage error does not: on a loaded machine that
+            // costs a multiple of the baseline, never 10 s more.
+            #expect(elapsed < baseline * 3 + .seconds(2), "took \(elapsed); a usage error took \(baseline)")
         }
     }
 

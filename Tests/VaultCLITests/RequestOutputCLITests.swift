@@ -97,4 +97,27 @@ import VaultTestSupport
             #expect(get.method == "GET" && get.header("Content-Type") == nil, "no body: GET, no content type")
         }
     }
+
+    @Test("as curl: -d twice is joined with &, a file's CR and LF are left out, --data-binary keeps them")
+    func repeatedDataAndBinaryData() async throws {
+        try await withOrigin({ _ in HostileServer.response(200, "ok") }) { fixture, origin in
+            let joined = try await fixture.vault(["request", "-d", "a=1", "-d", "b=2", "/joined"])
+            #expect(joined.status == 0, "\(joined.err)")
+            #expect(try #require(origin.received.last { $0.target == "/joined" }).body == Array("a=1&b=2".utf8))
+
+            let file = fixture.dir + "/lines.txt"
+            try Data("line1\r\nline2\n".utf8).write(to: URL(fileURLWithPath: file))
+            let stripped = try await fixture.vault(["request", "-d", "@" + file, "/stripped"])
+            #expect(stripped.status == 0, "\(stripped.err)")
+            #expect(try #require(origin.received.last { $0.target == "/stripped" }).body == Array("line1line2".utf8))
+
+            let exact = try await fixture.vault(["request", "--data-binary", "@" + file, "/exact"])
+            #expect(exact.status == 0, "\(exact.err)")
+            let exactRequest = try #require(origin.received.last { $0.target == "/exact" })
+            #expect(exactRequest.method == "POST" && exactRequest.body == Array("line1\r\nline2\n".utf8))
+
+            let twice = try await fixture.vault(["request", "-d", "@-", "--data-binary", "-", "/twice"], stdin: "x")
+            #expect(twice.status == 2 && origin.received.last { $0.target == "/twice" } == nil, "\(twice.err)")
+        }
+    }
 }
