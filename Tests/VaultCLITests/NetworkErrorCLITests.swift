@@ -18,21 +18,7 @@ import VaultTestSupport
 
     /// A loopback port nobody listens on: bound (so no one else takes it meanwhile) but
     /// never listening, so a connection to it is refused.
-    static func closedPort() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
+    static func closedPort() throws -> (fd: Int32, port: Int) { try RawSocket.boundLoopback(listening: false) }
 
     func expectPlainOneLine(_ result: ProcessResult, status: Int32, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.status == status, "exit \(result.status): \(result.err)", sourceLocation: sourceLocation)

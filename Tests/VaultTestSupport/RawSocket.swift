@@ -51,4 +51,27 @@ public enum RawSocket {
         }
         return descriptor
     }
+
+    /// A TCP socket bound to an ephemeral loopback port, and the port. Not `listening`:
+    /// a connection to it is refused (and no one else takes the port meanwhile);
+    /// `listening`: connections are accepted by the kernel and never answered. The caller
+    /// closes the descriptor.
+    public static func boundLoopback(listening: Bool) throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, !listening || listen(fd, 64) == 0 else {
+            close(fd)
+            throw Refused()
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
 }

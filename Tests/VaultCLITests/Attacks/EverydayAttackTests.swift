@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import AuthServer
 import Foundation
 import Testing
-import AuthServer
 import VaultTestSupport
 
 #if canImport(Glibc)
@@ -17,21 +17,7 @@ import VaultTestSupport
 @Suite struct EverydayAttackTests {
     /// A loopback port that accepts connections and never says a word (a stalled TLS
     /// handshake for https), held by the returned descriptor.
-    static func silentListener() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else { throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
+    static func silentListener() throws -> (fd: Int32, port: Int) { try RawSocket.boundLoopback(listening: true) }
 
     @Test("an https server that accepts and never completes the handshake: login --timeout 2 ends within it, exit 5")
     func stalledTLSHandshakeHonoursTheTimeout() async throws {
@@ -124,31 +110,32 @@ import VaultTestSupport
         let account = "odd-\(getpid())-\(UInt32.random(in: 1000...9999))"
         let configuration = AuthServerConfiguration(users: [CredentialPair(name: account, secret: "wonderland")])
         try await withReferenceServer(configuration) { server in
-          try await withTemporaryDirectory("vault-odd-item") { dir in
-            var environment = VaultProcess.baseEnvironment(home: dir)
-            environment["VAULT_BACKEND"] = "secret-service"
-            let odd = "https://odd.example\n"
-            let login = try await VaultProcess.vaultAsync(["login", server.url, account], environment: environment, stdin: Data("wonderland".utf8))
-            #expect(login.status == 0, "\(login.err)")
-            // Planted after vault's own write: GNOME Keyring then still takes it for one of vault's.
-            let planted = try await ChildProcess.runAsync(
-                "/usr/bin/secret-tool", ["store", "--label", "planted", "vault-kind", "tokens", "vault-server", odd, "vault-account", account],
-                environment: environment, stdin: Data("zz".utf8))
-            #expect(planted.status == 0, "\(planted.err)")
-            defer {
-                _ = try? ChildProcess.run(
-                    "/usr/bin/secret-tool", ["clear", "vault-kind", "tokens", "vault-server", odd, "vault-account", account], environment: environment)
-            }
+            try await withTemporaryDirectory("vault-odd-item") { dir in
+                var environment = VaultProcess.baseEnvironment(home: dir)
+                environment["VAULT_BACKEND"] = "secret-service"
+                let odd = "https://odd.example\n"
+                let login = try await VaultProcess.vaultAsync(
+                    ["login", server.url, account], environment: environment, stdin: Data("wonderland".utf8))
+                #expect(login.status == 0, "\(login.err)")
+                // Planted after vault's own write: GNOME Keyring then still takes it for one of vault's.
+                let planted = try await ChildProcess.runAsync(
+                    "/usr/bin/secret-tool", ["store", "--label", "planted", "vault-kind", "tokens", "vault-server", odd, "vault-account", account],
+                    environment: environment, stdin: Data("zz".utf8))
+                #expect(planted.status == 0, "\(planted.err)")
+                defer {
+                    _ = try? ChildProcess.run(
+                        "/usr/bin/secret-tool", ["clear", "vault-kind", "tokens", "vault-server", odd, "vault-account", account],
+                        environment: environment)
+                }
 
-            let status = try await VaultProcess.vaultAsync(["status"], environment: environment)
-            #expect(status.status == 1, "the odd item is unusable, so exit 1: \(status.status) \(status.err)")
-            #expect(status.out.contains("\(server.url) \(account): usable"), "the good account is still shown: \(status.out)")
-            #expect(status.err.contains("cannot be read") && !status.err.contains("\n\n"), "\(status.err)")
-            let json = try await VaultProcess.vaultAsync(["status", "--json"], environment: environment)
-            #expect(json.status == 1 && json.out.contains("\"account\" : \"\(account)\""), "\(json.out)")
-            _ = try await VaultProcess.vaultAsync(["logout", server.url, account], environment: environment)
-          }
+                let status = try await VaultProcess.vaultAsync(["status"], environment: environment)
+                #expect(status.status == 1, "the odd item is unusable, so exit 1: \(status.status) \(status.err)")
+                #expect(status.out.contains("\(server.url) \(account): usable"), "the good account is still shown: \(status.out)")
+                #expect(status.err.contains("cannot be read") && !status.err.contains("\n\n"), "\(status.err)")
+                let json = try await VaultProcess.vaultAsync(["status", "--json"], environment: environment)
+                #expect(json.status == 1 && json.out.contains("\"account\" : \"\(account)\""), "\(json.out)")
+                _ = try await VaultProcess.vaultAsync(["logout", server.url, account], environment: environment)
+            }
         }
     }
 }
-
