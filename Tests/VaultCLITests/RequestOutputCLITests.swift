@@ -8,26 +8,9 @@ import VaultTestSupport
 /// `vault request` as curl users expect: the body on stdout and the failure on a line of
 /// its own, a 4xx called a client error with its status line, and `-d` as curl's.
 @Suite struct RequestOutputCLITests {
-    /// A logged-in fixture whose origin answers `/api/login` with tokens and every other
-    /// path with `resource`.
-    func withOrigin(
-        _ resource: @escaping @Sendable (HostileServer.Received) -> HostileServer.Reply,
-        _ body: (HostileFixture, HostileServer) async throws -> Void
-    ) async throws {
-        let origin = try HostileServer { request in request.target == "/api/login" ? HostileServer.tokens() : resource(request) }
-        let fixture = try HostileFixture(server: origin.url)
-        defer {
-            origin.stop()
-            fixture.remove()
-        }
-        let login = try await fixture.vault(["login"], stdin: "pw")
-        #expect(login.status == 0, "\(login.err)")
-        try await body(fixture, origin)
-    }
-
     @Test("a 404: the body exactly on stdout, 'HTTP 404 Not Found' as a client error on stderr, exit 5")
     func clientErrorIsCalledSo() async throws {
-        try await withOrigin({ _ in HostileServer.response(404, "no such thing", headers: [("Content-Type", "text/plain")]) }) { fixture, _ in
+        try await withHostileOrigin({ _ in HostileServer.response(404, "no such thing", headers: [("Content-Type", "text/plain")]) }) { fixture, _ in
             let result = try await fixture.vault(["request", "/missing"])
             #expect(result.status == 5, "\(result.err)")
             #expect(result.out == "no such thing", "exact bytes into a pipe")
@@ -38,7 +21,7 @@ import VaultTestSupport
 
     @Test("a 503: called a server error with its status line, exit 5")
     func serverErrorIsCalledSo() async throws {
-        try await withOrigin({ _ in HostileServer.response(503, "{}") }) { fixture, _ in
+        try await withHostileOrigin({ _ in HostileServer.response(503, "{}") }) { fixture, _ in
             let result = try await fixture.vault(["request", "/busy"])
             #expect(result.status == 5, "\(result.err)")
             #expect(result.err == "vault: HTTP 503 Service Unavailable (server error)\n", "\(result.err)")
@@ -47,7 +30,7 @@ import VaultTestSupport
 
     @Test("on a terminal a body without a newline gets one, so the error starts a line of its own")
     func bodyAndErrorOnSeparateLinesOnATerminal() async throws {
-        try await withOrigin({ _ in HostileServer.response(404, "tail-without-newline", headers: [("Content-Type", "text/plain")]) }) {
+        try await withHostileOrigin({ _ in HostileServer.response(404, "tail-without-newline", headers: [("Content-Type", "text/plain")]) }) {
             fixture, _ in
             var environment = fixture.environment
             environment["TERM"] = "dumb"
@@ -65,7 +48,7 @@ import VaultTestSupport
 
     @Test("-d DATA: POST with curl's form content type, the body exactly")
     func dataImpliesPostAndAFormBody() async throws {
-        try await withOrigin({ _ in HostileServer.response(200, "ok") }) { fixture, origin in
+        try await withHostileOrigin({ _ in HostileServer.response(200, "ok") }) { fixture, origin in
             let result = try await fixture.vault(["request", "-d", "name=alice&x=1", "/form"])
             #expect(result.status == 0 && result.out == "ok", "\(result.err)")
             let sent = try #require(origin.received.last { $0.target == "/form" })
@@ -77,7 +60,7 @@ import VaultTestSupport
 
     @Test("-d @FILE and -d @- read the body from a file and from stdin; -X and a Content-Type header win")
     func dataFromFileAndStdin() async throws {
-        try await withOrigin({ _ in HostileServer.response(200, "ok") }) { fixture, origin in
+        try await withHostileOrigin({ _ in HostileServer.response(200, "ok") }) { fixture, origin in
             let file = fixture.dir + "/body.json"
             try Data(#"{"from":"file"}"#.utf8).write(to: URL(fileURLWithPath: file))
             let fromFile = try await fixture.vault(["request", "-d", "@" + file, "-H", "Content-Type: application/json", "/file"])
@@ -100,7 +83,7 @@ import VaultTestSupport
 
     @Test("as curl: -d twice is joined with &, a file's CR and LF are left out, --data-binary keeps them")
     func repeatedDataAndBinaryData() async throws {
-        try await withOrigin({ _ in HostileServer.response(200, "ok") }) { fixture, origin in
+        try await withHostileOrigin({ _ in HostileServer.response(200, "ok") }) { fixture, origin in
             let joined = try await fixture.vault(["request", "-d", "a=1", "-d", "b=2", "/joined"])
             #expect(joined.status == 0, "\(joined.err)")
             #expect(try #require(origin.received.last { $0.target == "/joined" }).body == Array("a=1&b=2".utf8))

@@ -13,23 +13,6 @@ import VaultTestSupport
 struct HTTPAttackTests {
     static let head200 = HostileServer.head(200, headers: [("Content-Type", "application/json"), ("Content-Length", "1000")])
 
-    /// A logged-in fixture on a hostile origin whose `/api/login` answers with tokens and
-    /// whose other paths answer with `resource`.
-    func withHostileOrigin(
-        _ resource: @escaping @Sendable (HostileServer.Received) -> HostileServer.Reply,
-        _ body: (HostileFixture, HostileServer) async throws -> Void
-    ) async throws {
-        let origin = try HostileServer { request in request.target == "/api/login" ? HostileServer.tokens() : resource(request) }
-        let fixture = try HostileFixture(server: origin.url)
-        defer {
-            origin.stop()
-            fixture.remove()
-        }
-        let login = try await fixture.vault(["login"], stdin: "pw")
-        #expect(login.status == 0, "\(login.err)")
-        try await body(fixture, origin)
-    }
-
     func expectOneLine(_ result: ProcessResult, status: Int32, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.status == status, "\(what): exit \(result.status) \(result.err)", sourceLocation: sourceLocation)
         #expect(

@@ -226,6 +226,24 @@ struct OriginAttackTests {
 
 /// A vault environment (file backend in a temporary directory) logged in to a server
 /// that is not the reference server.
+/// A logged-in fixture on a hostile origin whose `/api/login` answers with tokens and
+/// whose other paths answer with `resource`; the origin is stopped and the fixture removed
+/// after `body`.
+func withHostileOrigin(
+    _ resource: @escaping @Sendable (HostileServer.Received) -> HostileServer.Reply,
+    _ body: (HostileFixture, HostileServer) async throws -> Void
+) async throws {
+    let origin = try HostileServer { request in request.target == "/api/login" ? HostileServer.tokens() : resource(request) }
+    let fixture = try HostileFixture(server: origin.url)
+    defer {
+        origin.stop()
+        fixture.remove()
+    }
+    let login = try await fixture.vault(["login"], stdin: "pw")
+    #expect(login.status == 0, "\(login.err)")
+    try await body(fixture, origin)
+}
+
 struct HostileFixture {
     let server: String
     let dir: String
