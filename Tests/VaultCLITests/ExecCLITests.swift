@@ -167,12 +167,12 @@ struct ExecCLITests {
 
     @Test("--token gives a valid access token, refreshed first when it has expired")
     func tokenIsFreshAndRefreshed() async throws {
-        // An 8 s token: stale after 4 s. The refreshed one stays fresh for 4 s, long enough
-        // for `vault token` to show the same one even on a loaded machine.
-        try await withAuthFixture(accessTTL: 8) { fixture in
+        // A 16 s token: stale after 8 s. The refreshed one stays fresh for 8 s, long enough
+        // for `vault token` to show the same one even on a loaded machine (4 s was not).
+        try await withAuthFixture(accessTTL: 16) { fixture in
             let login = try await fixture.login()
             try #require(login.status == 0, "\(login.err)")
-            try await Task.sleep(for: .milliseconds(8200))  // the access token expires
+            try await Task.sleep(for: .milliseconds(16200))  // the access token expires
             let out = "\(fixture.dir)/token"
             let exec = try await fixture.vault([
                 "exec", "--token", "API_TOKEN=alice@\(fixture.url)", "--", "/bin/sh", "-c", "printf %s \"$API_TOKEN\" > \"$0\"", out,
