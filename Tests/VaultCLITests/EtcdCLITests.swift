@@ -378,7 +378,10 @@ struct EtcdCLITests {
                     expectOneLine(result, status: 4)
                     #expect(result.err.contains("etcd did not answer within"), "\(result.err)")
                     for member in cluster.members { #expect(result.err.contains(member.clientURL)) }
-                    #expect(Date().timeIntervalSince(start) < 8, "bounded by VAULT_ETCD_TIMEOUT")
+                    // VAULT_ETCD_TIMEOUT bounds each etcd call; a command makes up to two in a row
+                    // (the parameters record, then the item): 2 x 3 s, plus a start on a busy machine
+                    // (9.3 s was seen once beside the other etcd suites).
+                    #expect(Date().timeIntervalSince(start) < 12, "bounded by VAULT_ETCD_TIMEOUT")
                 }
                 for name in victims { try await cluster.restart(name) }
                 var loaded = try await machine.vault(["load", "--server", "s", "--account", "kept"])
