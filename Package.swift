@@ -9,6 +9,7 @@ import PackageDescription
 /// commands, without networking, so it starts like `secret-tool`) runs `vault-auth`
 /// (VaultCLI: every command, the sign-in ones among them) for the commands it does not have.
 /// AuthServer (the reference auth API) depends on none of the client modules.
+/// git-credential-vault -> GitCredential (git's credential helper) -> VaultStoreCLI.
 let package = Package(
     name: "vault",
     platforms: [.macOS(.v15)],
@@ -95,7 +96,12 @@ let package = Package(
         ),
         .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"]),
         .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"]),
-        .executableTarget(name: "git-credential-vault", dependencies: ["VaultStoreCLI"]),
+        // git's credential helper protocol over a store, with the store commands' options.
+        .target(
+            name: "GitCredential",
+            dependencies: ["VaultStore", "VaultStoreCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(name: "git-credential-vault", dependencies: ["GitCredential"]),
         .target(
             name: "AuthServer",
             dependencies: [
