@@ -94,7 +94,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"]),
+        // vault.order: the link order of its functions (Scripts/build-release, Scripts/generate-order-file).
+        .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"], exclude: ["vault.order"]),
         .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"]),
         // git's credential helper protocol over a store, with the store commands' options.
         .target(
