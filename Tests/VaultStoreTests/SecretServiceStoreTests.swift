@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 /// Runs a program to completion (a `ChildProcess`: bounded, output drained on threads of
 /// its own); `environment` nil inherits this process's.
@@ -195,7 +196,9 @@ struct SecretServiceStoreTests {
         #expect(try BackendSelection.decide(requested: .file, environment: [:]).kind == .file)
         #expect(try BackendSelection.decide(requested: .secretService, environment: [:]).kind == .secretService)
         #expect(try BackendSelection.decide(requested: nil, environment: ["VAULT_BACKEND": "file"]).kind == .file)
-        #expect(throws: VaultError.self) { try BackendSelection.decide(requested: nil, environment: ["VAULT_BACKEND": "keychain"]) }
+        #expect { try BackendSelection.decide(requested: nil, environment: ["VAULT_BACKEND": "keychain"]) } throws: {
+            sameCase($0, as: VaultError.invalidInput(""))
+        }
     }
 
     @Test func autoWithoutABusChoosesTheFileAtOnce() throws {
