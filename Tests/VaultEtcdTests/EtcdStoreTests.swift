@@ -14,7 +14,7 @@ import VaultTesting
 /// `EtcdStore` against the real three-member cluster of `Scripts/with-etcd`, each test
 /// under a prefix of its own. One test at a time: the store's calls block their thread on
 /// etcd round trips, and the lock tests need the concurrency pool's threads free.
-@Suite(.serialized, .enabled(if: !EtcdTestEnvironment.skipRequested, "VAULT_SKIP_ETCD_TESTS=1"))
+@Suite(.serialized, .needsEtcd)
 struct EtcdStoreTests {
     static let passphrase = "fleet passphrase 7d2a"
 

@@ -22,7 +22,7 @@ struct KeyringError: Error, CustomStringConvertible {
 }
 
 /// `SecretServiceStore` against the real GNOME Keyring that `Scripts/with-keyring` runs.
-@Suite(.disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
+@Suite(.needsKeyring)
 struct SecretServiceStoreTests {
     @Test(arguments: StoreContract.Rule.allCases)
     func keepsTheContract(rule: StoreContract.Rule) throws {
@@ -239,7 +239,7 @@ struct SecretServiceStoreTests {
         }
     }
 
-    @Test(.disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
+    @Test(.needsKeyring)
     func autoChoosesTheSecretServiceWhenItAnswers() throws {
         try KeyringTestEnvironment.require()
         let start = ContinuousClock.now
