@@ -9,12 +9,16 @@ import PackageDescription
 /// commands, without networking, so it starts like `secret-tool`) runs `vault-auth`
 /// (VaultCLI: every command, the sign-in ones among them) for the commands it does not have.
 /// AuthServer (the reference auth API) depends on none of the client modules.
+/// git-credential-vault -> GitCredential (git's credential helper) -> VaultStoreCLI.
+/// VaultTesting (the contracts and fakes other tools' tests may use too) -> VaultAuth and
+/// VaultStore, never the reference server: that stays in the tests' own VaultTestSupport.
 let package = Package(
     name: "vault",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "VaultStore", targets: ["VaultStore"]),
         .library(name: "VaultAuth", targets: ["VaultAuth"]),
+        .library(name: "VaultTesting", targets: ["VaultTesting"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-auth", targets: ["vault-auth"]),
         .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
@@ -93,9 +97,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"]),
+        // vault.order: the link order of its functions (Scripts/build-release, Scripts/generate-order-file).
+        .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"], exclude: ["vault.order"]),
         .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"]),
-        .executableTarget(name: "git-credential-vault", dependencies: ["VaultStoreCLI"]),
+        // git's credential helper protocol over a store, with the store commands' options.
+        .target(
+            name: "GitCredential",
+            dependencies: ["VaultStore", "VaultStoreCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(name: "git-credential-vault", dependencies: ["GitCredential"]),
         .target(
             name: "AuthServer",
             dependencies: [
@@ -122,20 +132,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // For tests, vault's and other tools': the SecureStore and AccountLocking contracts,
+        // a manual clock, fake transport, provider and key cache, a store that fails on cue.
+        .target(name: "VaultTesting", dependencies: ["VaultStore", "VaultAuth"]),
         // What the test targets share (temporary directories, child processes, the
-        // in-process reference server, the SecureStore contract); test targets only.
+        // in-process reference server, the test environment); test targets only.
         .target(name: "VaultTestSupport", dependencies: ["VaultStore", "AuthServer"], path: "Tests/VaultTestSupport"),
-        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore", "VaultTestSupport"], exclude: ["Vectors"]),
+        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore", "VaultTesting", "VaultTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "VaultCLITests",
             dependencies: [
                 "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth",
                 "vault-auth-server",
             ]),
-        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultEtcd", "VaultStore", "VaultAuth", "VaultTestSupport"]),
+        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultEtcd", "VaultStore", "VaultAuth", "VaultTesting", "VaultTestSupport"]),
         .testTarget(
             name: "VaultAuthTests",
-            dependencies: ["VaultAuth", "AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
+            dependencies: [
+                "VaultAuth", "AuthServer", "VaultTesting", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+            ]),
         .testTarget(
             name: "AuthServerTests",
             dependencies: ["AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -55,13 +55,4 @@ public enum AuthServerMessages {
     public static let methodNotAllowed = "method not allowed"
     /// Something failed on the server, or a fault was injected (500).
     public static let internalError = "internal server error"
-
-    /// Every message that denotes an authentication error (all sent with status 401).
-    public static let authenticationErrors: Set<String> = [
-        wrongLoginOrPassword,
-        invalidAccessToken,
-        accessTokenExpired,
-        invalidRefreshToken,
-        refreshTokenExpired,
-    ]
 }

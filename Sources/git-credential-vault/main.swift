@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import VaultStoreCLI
+import GitCredential
 
 GitCredentialCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -6,6 +6,7 @@ import Foundation
 import JWTKit
 import Testing
 import VaultStore
+import VaultTesting
 
 @testable import VaultAuth
 

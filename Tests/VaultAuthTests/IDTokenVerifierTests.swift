@@ -7,6 +7,7 @@ import JWTKit
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultAuth
 
@@ -132,7 +133,10 @@ struct IDTokenVerifierTests {
         let (verifier, _) = provider.verifier()
         let claims = provider.claims()
         for header in [#"{"alg":"none","kid":"test-key-1"}"#, #"{"alg":"HS256","kid":"test-key-1"}"#] {
-            await #expect(throws: AuthError.self) { try await verifier.verify(try provider.unsigned(header: header, claims), nonce: "n-1") }
+            // The algorithm is refused, not the JWKS fetch or anything else.
+            await #expect { try await verifier.verify(try provider.unsigned(header: header, claims), nonce: "n-1") } throws: {
+                sameCase($0, as: AuthError.authentication("")) && "\($0)".contains("signature algorithm is not accepted")
+            }
         }
         let forged = try provider.unsigned(header: #"{"alg":"ES256","kid":"test-key-1"}"#, claims)
         do throws(AuthError) {
@@ -177,7 +181,9 @@ struct IDTokenVerifierTests {
         let (verifier, transport) = provider.verifier()
         _ = try await verifier.verify(try await provider.sign(provider.claims()), nonce: "n-1")
         let other = try await provider.sign(provider.claims(), kid: "never-published")
-        await #expect(throws: AuthError.self) { try await verifier.verify(other, nonce: "n-1") }
+        await #expect { try await verifier.verify(other, nonce: "n-1") } throws: {
+            sameCase($0, as: AuthError.authentication("")) && "\($0)".contains("a key the provider does not publish")
+        }
         #expect(transport.requests.all.count == 2, "one fetch at first use, one for the unknown kid")
     }
 
@@ -192,7 +198,9 @@ struct IDTokenVerifierTests {
             provider.claims {
                 $0.sub = "user-2"; $0.nonce = nil
             })
-        await #expect(throws: AuthError.self) { try await verifier.verify(otherUser, nonce: nil, previous: first) }
+        await #expect { try await verifier.verify(otherUser, nonce: nil, previous: first) } throws: {
+            sameCase($0, as: AuthError.authentication("")) && "\($0)".contains("another user")
+        }
     }
 
     @Test("against the reference server: a device sign-in's ID token, then a refresh after the key rotated (one JWKS refetch)")

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultAuth
 
@@ -189,14 +190,21 @@ extension LiveServerTests {
                     configuration: Requester.Configuration(lock: .inProcessOnly))
                 // This machine reads the stale tokens under its lock, then stalls past the lease;
                 // meanwhile the other machine refreshes and stores.
-                let stalling = StallingStore(store) {
-                    let done = DispatchSemaphore(value: 0)
-                    Task.detached {
-                        _ = try? await other.send(live.devsRequest)
-                        done.signal()
-                    }
-                    done.wait()
-                }
+                // (Its second read of the tokens: the one under its lock, after the one at start.)
+                let stalling = FaultyStore(
+                    store,
+                    faults: [
+                        .init(
+                            .load, kind: .tokens, call: 2,
+                            .afterwards {
+                                let done = DispatchSemaphore(value: 0)
+                                Task.detached {
+                                    _ = try? await other.send(live.devsRequest)
+                                    done.signal()
+                                }
+                                done.wait()
+                            })
+                    ])
                 let locking = LapsingLocking()
                 let stalled = Requester(
                     account: live.account(in: stalling), provider: live.provider(), transport: live.transport,
@@ -218,7 +226,10 @@ extension LiveServerTests {
         @Test("a refused write of new tokens over stale ones stores them after a fresh read, without a warning")
         func aRefusedWriteOverStaleTokensStoresTheNewOnes() async throws {
             try await withLiveServer(accessTTL: 4) { live in
-                let store = ConflictOnceStore(InMemoryStore())
+                // The first write of the tokens after the login's is refused, as an etcd store
+                // refuses a write over an item another machine changed.
+                let refused = FaultyStore.Fault(.save, kind: .tokens, call: 2, .fail(.conflict("the tokens were changed by another process")))
+                let store = FaultyStore(faults: [refused])
                 let old = try await live.login(into: live.account(in: store))
                 let events = Recorder<RequesterEvent>()
                 let requester = Requester(
@@ -226,7 +237,7 @@ extension LiveServerTests {
                     configuration: Requester.Configuration(lock: .inProcessOnly), onEvent: { events.append($0) })
                 try await sleep(until: staleMoment(of: old))
                 #expect(try await requester.send(live.devsRequest).status == 200)
-                #expect(store.refusedOnce.withLock { $0 }, "the first write was refused")
+                #expect(store.triggered == 1, "the first write was refused")
                 let stored = try #require(try await live.account(in: store).loadTokens())
                 #expect(sameTokens(await requester.currentTokens, stored), "the new tokens were stored")
                 #expect(stored.accessToken != old.accessToken)
@@ -577,63 +588,5 @@ final class LapsingLocking: AccountLocking {
         init(lapsed: Bool) { self.lapsed = lapsed }
         func release() async {}
         func isStillHeld() async -> Bool { !lapsed }
-    }
-}
-
-/// A store whose second load of a tokens item (the Requester's read under its lock, after
-/// the one at start) runs `stall` after reading (blocking, as a process stopped right after
-/// its read): what another machine does meanwhile.
-final class StallingStore: SecureStore {
-    let base: any SecureStore
-    let stall: @Sendable () -> Void
-    let tokenLoads = Mutex(0)
-
-    init(_ base: any SecureStore, stall: @escaping @Sendable () -> Void) {
-        self.base = base
-        self.stall = stall
-    }
-
-    var backendName: String { base.backendName }
-    func save(_ credential: Credential) throws(VaultError) { try base.save(credential) }
-    func remove(_ key: CredentialKey) throws(VaultError) { try base.remove(key) }
-    func list(server: String?) throws(VaultError) -> [CredentialInfo] { try base.list(server: server) }
-    func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
-        let item = try base.load(key)
-        if key.kind == .tokens,
-            tokenLoads.withLock({ count in
-                count += 1
-                return count
-            }) == 2
-        {
-            stall()
-        }
-        return item
-    }
-}
-
-/// A store whose first write of a tokens item after the login is refused as a conflict
-/// (as an etcd store refuses a write over an item another machine changed).
-final class ConflictOnceStore: SecureStore {
-    let base: any SecureStore
-    let tokenSaves = Mutex(0)
-    let refusedOnce = Mutex(false)
-
-    init(_ base: any SecureStore) { self.base = base }
-
-    var backendName: String { base.backendName }
-    func load(_ key: CredentialKey) throws(VaultError) -> Credential? { try base.load(key) }
-    func remove(_ key: CredentialKey) throws(VaultError) { try base.remove(key) }
-    func list(server: String?) throws(VaultError) -> [CredentialInfo] { try base.list(server: server) }
-    func save(_ credential: Credential) throws(VaultError) {
-        if credential.key.kind == .tokens,
-            tokenSaves.withLock({ count in
-                count += 1
-                return count
-            }) == 2
-        {
-            refusedOnce.withLock { $0 = true }
-            throw .conflict("\(credential.key) was changed by another process")
-        }
-        try base.save(credential)
     }
 }

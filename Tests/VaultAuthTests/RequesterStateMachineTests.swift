@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultAuth
 
@@ -148,7 +149,9 @@ struct RequesterStateMachineTests {
     func slowFirstLoadIsShared() async throws {
         let clock = ManualClock()
         let provider = FakeProvider(clock: clock)
-        let store = SlowLoadStore(heldLoad: 1)
+        // The first load reads the item at once but returns it only when released (at most 10 s).
+        let released = DispatchSemaphore(value: 0)
+        let store = FaultyStore(faults: [.init(.load, call: 1, .afterwards { _ = released.wait(timeout: .now() + 10) })])
         let account = AccountItems(store: store, server: "https://api.example.test", account: "ann")
         try await account.saveTokens(provider.initialTokens())
         clock.advance(by: 55)  // access-0 is stale
@@ -159,17 +162,17 @@ struct RequesterStateMachineTests {
 
         // The first store read (access-0) is held while 50 requests arrive.
         async let results = sendConcurrently(50, resource, through: requester)
-        #expect(await eventually { store.loadCount == 1 })
+        #expect(await eventually { store.calls(.load) == 1 })
         try await Task.sleep(for: .milliseconds(100))
-        #expect(store.loadCount == 1, "the other requests must wait for the read under way")
-        store.release()
+        #expect(store.calls(.load) == 1, "the other requests must wait for the read under way")
+        released.signal()
         let all = await results
         #expect(all.allSatisfy { (try? $0.get().status) == 200 })
         #expect(provider.refreshCount == 1)
         #expect(Set(transport.bearers) == ["access-1"])
         // One first read and one re-read under the refresh; a waiter's poll for tokens another
         // process stored (every 200 ms of real time) may add reads on a busy machine.
-        #expect(store.loadCount >= 2, "one first read, one re-read under the refresh")
+        #expect(store.calls(.load) >= 2, "one first read, one re-read under the refresh")
         #expect(events.count(of: .adoptedStoredTokens) == 0, "\(events.all)")
         #expect(await requester.currentTokens?.accessToken == Secret("access-1"))
     }

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultAuth
 
@@ -47,8 +48,10 @@ struct SignInPartsTests {
             }
         }
         let redirecting = FakeTransport { _ in HTTPResponse(status: 302, headers: [("Location", "https://evil.example.com/")]) }
-        await #expect(throws: AuthError.self) {
+        await #expect {
             try await ProviderMetadata.discover(issuer: "https://id.example.com", transport: redirecting, timeout: .seconds(5))
+        } throws: {
+            sameCase($0, as: AuthError.configuration("")) && "\($0)".contains("(HTTP 302)")
         }
         #expect(redirecting.requests.all.allSatisfy { $0.url.host == "id.example.com" }, "a redirect is not followed")
     }
@@ -99,8 +102,10 @@ struct SignInPartsTests {
         #expect(items["code_challenge"] == secrets.codeChallenge && items["code_challenge_method"] == "S256")
         #expect(items["nonce"] == secrets.nonce && items["scope"] == "openid email")
         #expect(!url.absoluteString.contains(secrets.codeVerifier), "the verifier never goes to the browser")
-        #expect(throws: AuthError.self) {
+        #expect {
             try BrowserSignIn(provider: provider, authorizationURL: URL(string: "http://id.example.com/authorize")!, openIDConnect: true)
+        } throws: {
+            sameCase($0, as: AuthError.invalidRequest(""))
         }
     }
 
@@ -156,7 +161,7 @@ struct SignInPartsTests {
         #expect(first.contains("\r\nReferrer-Policy: no-referrer\r\n"), "the link does not travel to the provider as a Referer")
         let second = try Self.fetch(link, port: port)
         #expect(second.hasPrefix("HTTP/1.1 403") && second.contains("Another program used this sign-in link"), "\(second)")
-        await #expect(throws: AuthError.self) { try await listener.callback(timeout: .seconds(5)) }
+        await #expect { try await listener.callback(timeout: .seconds(5)) } throws: { sameCase($0, as: AuthError.authentication("")) }
         do {
             _ = try await listener.callback(timeout: .seconds(5))
         } catch {
@@ -307,8 +312,10 @@ struct SecondReviewTests {
     @Test("an OpenID Connect code exchange without an ID token is refused; the device grant's is accepted")
     func codeExchangeNeedsAnIDToken() async throws {
         let provider = try OAuth2Provider(settings: Self.settings, transport: FakeTransport { _ in Self.tokenResponse("") })
-        await #expect(throws: AuthError.self) {
+        await #expect {
             try await provider.exchange(code: "c", verifier: "v", redirectURI: "http://127.0.0.1:1/callback", nonce: "n")
+        } throws: {
+            sameCase($0, as: AuthError.authentication("")) && "\($0)".contains("ID token")
         }
         let device = try await provider.tokenRequest([("grant_type", "device_code")], previous: nil)
         #expect(device.idToken == nil)

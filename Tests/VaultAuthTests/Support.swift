@@ -4,56 +4,14 @@
 import AuthServer
 import Foundation
 import Logging
-import Synchronization
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultAuth
 
-// MARK: - Small thread-safe helpers
-
-/// A thread-safe list (events, log lines, seen requests).
-final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-
-    func append(_ element: Element) { items.withLock { $0.append(element) } }
-    var all: [Element] { items.withLock { $0 } }
-    var count: Int { items.withLock { $0.count } }
-}
-
-extension Recorder where Element: Equatable {
-    func count(of element: Element) -> Int { all.filter { $0 == element }.count }
-}
-
-/// A clock the test moves by hand.
-final class ManualClock: AuthClock {
-    private let current: Mutex<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { current = Mutex(start) }
-
-    func now() -> Date { current.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    func set(_ date: Date) { current.withLock { $0 = date } }
-}
-
-/// A one-shot gate that tasks wait on (bounded: a wait gives up after `limit`).
-final class Gate: Sendable {
-    private let isOpen = Mutex(false)
-
-    func open() { isOpen.withLock { $0 = true } }
-
-    /// Returns true when the gate opened, false when `limit` passed first.
-    @discardableResult
-    func wait(limit: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !isOpen.withLock({ $0 }) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return true
-    }
-}
+// MARK: - Small helpers (the fakes, Recorder and Gate are VaultTesting's)
 
 /// Polls `condition` until it holds, at most `limit`; returns whether it held.
 @discardableResult
@@ -83,96 +41,7 @@ func staleMoment(of tokens: TokenSet, leeway: TimeInterval = TokenSet.defaultLee
     return tokens.accessTokenExpiry.addingTimeInterval(-min(leeway, max(0, lifetime / 2)))
 }
 
-func bearer(of request: HTTPRequest) -> String? {
-    guard let value = request.header("Authorization"), value.hasPrefix("Bearer ") else { return nil }
-    return String(value.dropFirst("Bearer ".count))
-}
-
-// MARK: - Fakes
-
-/// An `HTTPTransport` answering from a closure and recording every request.
-final class FakeTransport: HTTPTransport {
-    typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
-    let requests = Recorder<HTTPRequest>()
-    private let handler: Handler
-
-    init(_ handler: @escaping Handler) { self.handler = handler }
-
-    var bearers: [String?] { requests.all.map(bearer(of:)) }
-
-    func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse {
-        requests.append(request)
-        return await handler(request)
-    }
-}
-
-/// An `AuthProvider` issuing `access-N`/`refresh-N` on a clock; counts calls and can be
-/// made to fail or to hold a refresh at a gate.
-final class FakeProvider: AuthProvider {
-    private struct State {
-        var refreshes = 0
-        var logins = 0
-        var issued = 0
-        var failure: AuthError?
-        var gate: Gate?
-        var presented: [String] = []
-    }
-
-    let clock: any AuthClock
-    let lifetime: TimeInterval
-    private let state = Mutex(State())
-
-    init(clock: any AuthClock, lifetime: TimeInterval = 60) {
-        self.clock = clock
-        self.lifetime = lifetime
-    }
-
-    var name: String { "fake" }
-    var refreshCount: Int { state.withLock { $0.refreshes } }
-    var loginCount: Int { state.withLock { $0.logins } }
-    /// The refresh tokens presented to `refresh`, in order.
-    var presentedRefreshTokens: [String] { state.withLock { $0.presented } }
-    /// The access token issued last ("access-0" is the initial one, see `initialTokens`).
-    var currentAccessToken: String { state.withLock { "access-\($0.issued)" } }
-
-    func fail(with error: AuthError?) { state.withLock { $0.failure = error } }
-    func hold(at gate: Gate?) { state.withLock { $0.gate = gate } }
-
-    /// The tokens of the first login: `access-0`, obtained now, `lifetime` long.
-    func initialTokens() -> TokenSet { tokens(number: 0) }
-
-    private func tokens(number: Int) -> TokenSet {
-        let now = clock.now()
-        return TokenSet(
-            accessToken: Secret("access-\(number)"), accessTokenExpiry: now.addingTimeInterval(lifetime),
-            refreshToken: Secret("refresh-\(number)"), refreshTokenExpiry: now.addingTimeInterval(3600),
-            obtainedAt: now)
-    }
-
-    func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
-        let number = state.withLock {
-            $0.logins += 1
-            $0.issued += 1
-            return $0.issued
-        }
-        return tokens(number: number)
-    }
-
-    func refresh(_ old: TokenSet) async throws(AuthError) -> TokenSet {
-        let (gate, failure) = state.withLock {
-            $0.refreshes += 1
-            $0.presented.append(old.refreshToken?.utf8String ?? "")
-            return ($0.gate, $0.failure)
-        }
-        if let gate { await gate.wait() }
-        if let failure { throw failure }
-        let number = state.withLock {
-            $0.issued += 1
-            return $0.issued
-        }
-        return tokens(number: number)
-    }
-}
+func bearer(of request: HTTPRequest) -> String? { FakeTransport.bearer(of: request) }
 
 /// A `LogHandler` keeping every rendered line (message, metadata, error).
 struct CapturingLogHandler: LogHandler {
@@ -304,35 +173,6 @@ func sameTokens(_ a: TokenSet?, _ b: TokenSet?) -> Bool {
     return a.accessToken == b.accessToken && a.refreshToken == b.refreshToken
         && close(a.accessTokenExpiry, b.accessTokenExpiry) && close(a.refreshTokenExpiry, b.refreshTokenExpiry)
         && close(a.obtainedAt, b.obtainedAt)
-}
-
-/// An in-memory store whose `load` number `heldLoad` reads the item at once but returns
-/// it only when `release()` is called (at most 10 s later): a slow read racing a refresh.
-final class SlowLoadStore: SecureStore {
-    private let inner = InMemoryStore()
-    private let loads = Mutex(0)
-    private let released = DispatchSemaphore(value: 0)
-    let heldLoad: Int
-
-    init(heldLoad: Int) { self.heldLoad = heldLoad }
-
-    var backendName: String { "slow-memory" }
-    var loadCount: Int { loads.withLock { $0 } }
-    func release() { released.signal() }
-
-    func save(_ credential: Credential) throws(VaultError) { try inner.save(credential) }
-    func remove(_ key: CredentialKey) throws(VaultError) { try inner.remove(key) }
-    func list(server: String?) throws(VaultError) -> [CredentialInfo] { try inner.list(server: server) }
-
-    func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
-        let value = try inner.load(key)
-        let number = loads.withLock {
-            $0 += 1
-            return $0
-        }
-        if number == heldLoad { _ = released.wait(timeout: .now() + 10) }
-        return value
-    }
 }
 
 /// The system clock shifted by a fixed offset (tests of a wrong local clock).

@@ -2,10 +2,10 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultAuth
 
@@ -160,12 +160,13 @@ struct TrustTests {
 
     @Test("tokens the store refuses are kept in memory, used, and stored on the next use; no second refresh")
     func rotatedTokensSurviveAFailingStore() async throws {
-        let store = FlakyStore()
+        let store = FaultyStore()
+        let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
         let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
         let events = Recorder<RequesterEvent>()
         let (requester, provider, clock, account) = try await makeRequester(transport, store: store, events: events)
         clock.advance(by: 61)  // access-0 expired
-        store.failSaves(true)
+        store.faults = [diskFull]
         #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
         #expect(provider.refreshCount == 1)
         #expect(events.all.contains { if case .tokensNotSaved = $0 { true } else { false } })
@@ -173,7 +174,7 @@ struct TrustTests {
 
         #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status == 200)
         #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "still failing: still in memory only")
-        store.failSaves(false)
+        store.faults = []
         #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!)).status == 200)
         #expect(try await account.loadTokens()?.accessToken == Secret("access-1"), "stored on the next use")
         #expect(provider.refreshCount == 1, "the rotated refresh token was never spent twice")
@@ -293,21 +294,4 @@ struct TrustTests {
         #expect(!String(describing: settings).contains("client-secret-4d2f"))
         #expect(LoginSettings.decode(settings.encoded()) == settings)
     }
-}
-
-/// An in-memory store whose saves of token items can be made to fail.
-final class FlakyStore: SecureStore {
-    private let inner = InMemoryStore()
-    private let failing = Mutex(false)
-    var backendName: String { "flaky" }
-
-    func failSaves(_ fail: Bool) { failing.withLock { $0 = fail } }
-
-    func save(_ credential: Credential) throws(VaultError) {
-        if credential.key.kind == .tokens, failing.withLock({ $0 }) { throw .backendUnavailable("disk full (test)") }
-        try inner.save(credential)
-    }
-    func load(_ key: CredentialKey) throws(VaultError) -> Credential? { try inner.load(key) }
-    func remove(_ key: CredentialKey) throws(VaultError) { try inner.remove(key) }
-    func list(server: String?) throws(VaultError) -> [CredentialInfo] { try inner.list(server: server) }
 }

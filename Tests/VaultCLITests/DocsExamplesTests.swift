@@ -494,7 +494,7 @@ enum DocsLinks {
         }
     }
 
-    @Test(.enabled(if: !KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
+    @Test(.needsKeyring)
     func secretService() async throws {
         try KeyringTestEnvironment.require()
         try await withTemporaryDirectory("vault-docs") { home in
@@ -521,7 +521,7 @@ enum DocsLinks {
 
 /// docs/fleet.md next to a private three-member etcd cluster on loopback (the name holds
 /// `EtcdCLITests`: Scripts/test runs it in its etcd pass, inside Scripts/with-etcd).
-@Suite(.enabled(if: !EtcdTestEnvironment.skipRequested, "VAULT_SKIP_ETCD_TESTS=1"))
+@Suite(.needsEtcd)
 struct DocsExamplesEtcdCLITests {
     @Test func fleet() async throws {
         try await withEtcdCluster { cluster in

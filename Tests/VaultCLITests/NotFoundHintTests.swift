@@ -80,7 +80,7 @@ import VaultTestSupport
 
     @Test(
         "keyring: another program's item of another case is read, named, and never removed",
-        .disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
+        .needsKeyring)
     func spellingsOnTheKeyring() async throws {
         try KeyringTestEnvironment.require()
         try await withTemporaryDirectory("vault-spelling-ss") { dir in

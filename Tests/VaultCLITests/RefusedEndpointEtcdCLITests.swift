@@ -12,7 +12,7 @@ import VaultTestSupport
 /// A refused etcd endpoint among live ones is skipped at once, not after the attempt's
 /// bound (2 s) of silent connection retries. (Its name ends in `EtcdCLITests`: Scripts/test
 /// runs it next to the cluster of Scripts/with-etcd.)
-@Suite(.enabled(if: !EtcdTestEnvironment.skipRequested, "VAULT_SKIP_ETCD_TESTS=1"))
+@Suite(.needsEtcd)
 struct RefusedEndpointEtcdCLITests {
     @Test("a refused endpoint listed first costs no wait: load answers about as fast as without it")
     func refusedEndpointIsSkippedAtOnce() async throws {

@@ -9,8 +9,9 @@ import VaultTestSupport
 extension SynchronousProcessSuites {
     /// End-to-end tests of `vault` on the Secret Service backend: real child processes, the
     /// real GNOME Keyring that `Scripts/with-keyring` runs, and real `secret-tool`. Without a
-    /// Secret Service they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
-    @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+    /// Secret Service they are skipped, saying so (``Testing/Trait/needsKeyring``); inside
+    /// `Scripts/with-keyring` one that does not answer fails them.
+    @Suite(.needsKeyring)
     final class SecretServiceCLITests {
         let dir: String
         let secret = "ss-secret-5d1c-do-not-print"

@@ -7,13 +7,14 @@ import Testing
 import VaultAuth
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultEtcd
 
 /// `EtcdStore` against the real three-member cluster of `Scripts/with-etcd`, each test
 /// under a prefix of its own. One test at a time: the store's calls block their thread on
 /// etcd round trips, and the lock tests need the concurrency pool's threads free.
-@Suite(.serialized, .enabled(if: !EtcdTestEnvironment.skipRequested, "VAULT_SKIP_ETCD_TESTS=1"))
+@Suite(.serialized, .needsEtcd)
 struct EtcdStoreTests {
     static let passphrase = "fleet passphrase 7d2a"
 
@@ -32,6 +33,15 @@ struct EtcdStoreTests {
     @Test(arguments: StoreContract.Rule.allCases)
     func keepsTheContract(rule: StoreContract.Rule) throws {
         try rule.verify(store(configuration()))
+    }
+
+    /// The fleet's lock keeps the AccountLocking contract: two stores on one prefix stand for
+    /// two machines.
+    @Test(arguments: AccountLockingContract.Rule.allCases)
+    func theFleetLockKeepsTheLockingContract(rule: AccountLockingContract.Rule) async throws {
+        let shared = try configuration()
+        try await rule.verify(
+            EtcdAccountLocking(store: store(shared)), EtcdAccountLocking(store: store(shared)), timeout: .milliseconds(1500))
     }
 
     @Test func aSecondMachineReadsWhatTheFirstWrote() throws {
@@ -81,7 +91,7 @@ struct EtcdStoreTests {
             }
         }
         #expect(refused == 1, "exactly the overwritten item is refused")
-        #expect(throws: VaultError.self) { try store.list() }
+        #expect { try store.list() } throws: { sameCase($0, as: VaultError.corrupted("")) }
     }
 
     @Test func theKeyCacheSparesLaterProcessesThePassphraseAndDropsAKeyThatDoesNotFit() throws {
@@ -118,16 +128,16 @@ struct EtcdStoreTests {
             "http://10.0.0.11:2379", "http://0.0.0.0:2379", "http://127.0.0.1.example.com:2379", "http://localhost.example.com:2379",
             "http://[fe80::1]:2379", "http://[::ffff:10.0.0.1]:2379", "https://127.0.0.1:2379,http://etcd:2379",
         ] {
-            #expect(throws: VaultError.self, "\(remote)") { try parse(remote) }
+            #expect("\(remote)") { try parse(remote) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
             let allowed = try parse(remote, ["VAULT_ETCD_INSECURE_HTTP": "1"])
             #expect(allowed.insecureHTTP)
         }
-        #expect(throws: VaultError.self) { try parse("http://10.0.0.11:2379", ["VAULT_ETCD_INSECURE_HTTP": "true"]) }
+        #expect { try parse("http://10.0.0.11:2379", ["VAULT_ETCD_INSECURE_HTTP": "true"]) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
         #expect(try parse("https://10.0.0.11:2379").usesTLS)
         #expect(try !parse("http://127.0.0.1:2379").usesTLS)
         for tls in [["VAULT_ETCD_CACERT": "/ca.pem"], ["VAULT_ETCD_CERT": "/c.pem", "VAULT_ETCD_KEY": "/k.pem"]] {
-            #expect(throws: VaultError.self) { try parse("http://127.0.0.1:2379", tls) }
-            #expect(throws: VaultError.self) { try parse("https://127.0.0.1:2379,http://127.0.0.1:2380", tls) }
+            #expect { try parse("http://127.0.0.1:2379", tls) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
+            #expect { try parse("https://127.0.0.1:2379,http://127.0.0.1:2380", tls) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
             #expect(throws: Never.self) { try parse("https://127.0.0.1:2379", tls) }
         }
     }
@@ -201,7 +211,9 @@ struct EtcdStoreTests {
         // An item this instance found missing must still be missing when it creates it.
         #expect(try first.load(server: "s", account: "new") == nil)
         try second.save(Credential(server: "s", account: "new", secret: Secret("theirs")))
-        #expect(throws: VaultError.self) { try first.save(Credential(server: "s", account: "new", secret: Secret("mine"))) }
+        #expect { try first.save(Credential(server: "s", account: "new", secret: Secret("mine"))) } throws: {
+            sameCase($0, as: VaultError.conflict(""))
+        }
         #expect(try second.load(server: "s", account: "new")?.secret == Secret("theirs"))
     }
 
@@ -273,7 +285,9 @@ struct EtcdStoreTests {
         let store = try store(configuration)
         let key = configuration.prefix + "params"
         #expect(try store.client.put(key, Array("not vault's".utf8), ifRevisionOf: key, is: 0) == nil)
-        #expect(throws: VaultError.self) { try store.save(Credential(server: "s", account: "a", secret: Secret("x"))) }
+        #expect { try store.save(Credential(server: "s", account: "a", secret: Secret("x"))) } throws: {
+            sameCase($0, as: VaultError.unsupportedFormat(""))
+        }
         #expect(try store.client.get(key)?.value == Array("not vault's".utf8))
     }
 
@@ -331,8 +345,10 @@ struct EtcdStoreTests {
         let first = try store(shared)
         let second = try store(shared)
         let hold = try await first.accountLocking.lock(server: "s", account: "a", timeout: .seconds(5))
-        await #expect(throws: AuthError.self) {
+        await #expect {
             _ = try await second.accountLocking.lock(server: "s", account: "a", timeout: .milliseconds(1500))
+        } throws: {
+            sameCase($0, as: AuthError.lockTimeout(""))
         }
         // Another account's lock is not this one.
         let other = try await second.accountLocking.lock(server: "s", account: "b", timeout: .seconds(5))
@@ -383,10 +399,12 @@ struct EtcdStoreTests {
         let deleted = try admin.write(.delete(configuration.prefix + "params"), guards: [(configuration.prefix + "params", params.modRevision)])
         #expect(deleted != .conflict([params]))
         let fresh = try store(configuration, passphrase: "another passphrase")
-        #expect(throws: VaultError.self) { _ = try fresh.load(server: "s", account: "a") }
-        #expect(throws: VaultError.self) { _ = try fresh.list() }
-        #expect(throws: VaultError.self) { try fresh.remove(server: "s", account: "a") }
-        #expect(throws: VaultError.self) { try fresh.save(Credential(server: "s", account: "b", secret: Secret("y"))) }
+        #expect { _ = try fresh.load(server: "s", account: "a") } throws: { sameCase($0, as: VaultError.corrupted("")) }
+        #expect { _ = try fresh.list() } throws: { sameCase($0, as: VaultError.corrupted("")) }
+        #expect { try fresh.remove(server: "s", account: "a") } throws: { sameCase($0, as: VaultError.corrupted("")) }
+        #expect { try fresh.save(Credential(server: "s", account: "b", secret: Secret("y"))) } throws: {
+            sameCase($0, as: VaultError.corrupted(""))
+        }
         #expect(try admin.get(configuration.prefix + "params") == nil, "no new fleet was started over the old items")
     }
 
@@ -421,11 +439,13 @@ struct EtcdStoreTests {
             let fifo = directory + "/password"
             #expect(mkfifo(fifo, 0o600) == 0)
             let start = ContinuousClock.now
-            #expect(throws: VaultError.self) {
+            #expect {
                 _ = try EtcdClient(
                     configuration: EtcdConfiguration.from(environment: [
                         "VAULT_ETCD_ENDPOINTS": "http://127.0.0.1:1", "VAULT_ETCD_USER": "u", "VAULT_ETCD_PASSWORD_FILE": fifo,
                     ]))
+            } throws: {
+                sameCase($0, as: VaultError.invalidInput("")) && "\($0)".contains("FIFO")
             }
             #expect(ContinuousClock.now - start < .seconds(15))
         }
@@ -436,30 +456,11 @@ struct EtcdStoreTests {
         let holder = try store(shared)
         let hold = try await holder.accountLocking.lock(server: "s", account: "a", timeout: .seconds(5))
         try await Task.sleep(for: .seconds(4))
-        await #expect(throws: AuthError.self) {
+        await #expect {
             _ = try await store(shared).accountLocking.lock(server: "s", account: "a", timeout: .milliseconds(800))
+        } throws: {
+            sameCase($0, as: AuthError.lockTimeout(""))
         }
         await hold.release()
     }
-}
-
-/// A key cache in memory, standing in for the kernel keyring (which the CLI test uses).
-final class MemoryKeyCache: DerivedKeyCache {
-    private let keys = Mutex<[String: [UInt8]]>([:])
-    var count: Int { keys.withLock { $0.count } }
-    func load(_ name: String) -> [UInt8]? { keys.withLock { $0[name] } }
-    func store(_ name: String, key: [UInt8], lifetime: Int) -> Bool {
-        keys.withLock { $0[name] = key }
-        return true
-    }
-    func remove(_ name: String) { keys.withLock { $0[name] = nil } }
-    func removeAll(prefix: String) -> Int {
-        keys.withLock { keys in
-            let names = keys.keys.filter { KeyCachePolicy.isVaultName($0, prefix: prefix) }
-            for name in names { keys[name] = nil }
-            return names.count
-        }
-    }
-    var unavailability: String? { nil }
-    func replaceAll(with key: [UInt8]) { keys.withLock { keys in for name in keys.keys { keys[name] = key } } }
 }

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultStore
 
@@ -45,7 +46,7 @@ let testKDF = KDFParameters(log2N: 10)
             let store = makeStore(dir)
             try store.save(Credential(server: "s", account: "a", secret: Secret("x")))
             chmod(store.path, 0o644)
-            #expect(throws: VaultError.self) { try makeStore(dir).load(server: "s", account: "a") }
+            #expect { try makeStore(dir).load(server: "s", account: "a") } throws: { sameCase($0, as: VaultError.permission("")) }
             do throws(VaultError) {
                 _ = try makeStore(dir).load(server: "s", account: "a")
             } catch {
@@ -86,7 +87,9 @@ let testKDF = KDFParameters(log2N: 10)
                 flipped[offset] ^= 0x01
                 try Data(flipped).write(to: URL(fileURLWithPath: store.path))
                 chmod(store.path, 0o600)
-                #expect(throws: VaultError.self, "offset \(offset)") { try makeStore(dir).load(server: "s", account: "a") }
+                #expect("offset \(offset)") { try makeStore(dir).load(server: "s", account: "a") } throws: {
+                    sameCase($0, as: VaultError.corrupted(""), .unsupportedFormat(""), .wrongPassphrase)
+                }
             }
         }
     }
@@ -98,7 +101,9 @@ let testKDF = KDFParameters(log2N: 10)
             let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.path)))
             for length in [0, 5, 9, 60, 100, original.count - 1] {
                 try Data(original.prefix(length)).write(to: URL(fileURLWithPath: store.path))
-                #expect(throws: VaultError.self) { try makeStore(dir).load(server: "s", account: "a") }
+                #expect("length \(length)") { try makeStore(dir).load(server: "s", account: "a") } throws: {
+                    sameCase($0, as: VaultError.corrupted(""), .unsupportedFormat(""))
+                }
             }
             var future = original
             future[9] = 2
@@ -134,8 +139,8 @@ let testKDF = KDFParameters(log2N: 10)
     }
 
     @Test func workFactorIsCappedWhenReading() throws {
-        #expect(throws: VaultError.self) { try KDFParameters(log2N: 30).checkReadable() }
-        #expect(throws: VaultError.self) { try KDFParameters(log2N: 20, r: 64).checkReadable() }
+        #expect { try KDFParameters(log2N: 30).checkReadable() } throws: { sameCase($0, as: VaultError.corrupted("")) }
+        #expect { try KDFParameters(log2N: 20, r: 64).checkReadable() } throws: { sameCase($0, as: VaultError.corrupted("")) }
         try KDFParameters.default.checkReadable()
         #expect(KDFParameters.forNewFiles(environment: [:]) == .default)
         #expect(KDFParameters.forNewFiles(environment: ["VAULT_TEST_KDF_LOG2N": "10"]).log2N == 10)

@@ -4,6 +4,7 @@
 import Testing
 import VaultStore
 import VaultTestSupport
+import VaultTesting
 
 @Suite struct InMemoryStoreTests {
     @Test(arguments: StoreContract.Rule.allCases)

@@ -5,35 +5,9 @@ import Foundation
 import Synchronization
 import Testing
 import VaultTestSupport
+import VaultTesting
 
 @testable import VaultStore
-
-/// A ``DerivedKeyCache`` in memory: what the store keeps, removes and reads, and a switch that
-/// makes it refuse everything (as a kernel whose key calls a seccomp filter blocks).
-final class MemoryKeyCache: DerivedKeyCache {
-    private let entries = Mutex([String: [UInt8]]())
-    private let refusing: Bool
-    init(refusing: Bool = false) { self.refusing = refusing }
-
-    var names: [String] { entries.withLock { Array($0.keys) } }
-    func put(_ name: String, _ key: [UInt8]) { entries.withLock { $0[name] = key } }
-
-    func load(_ name: String) -> [UInt8]? { refusing ? nil : entries.withLock { $0[name] } }
-    func store(_ name: String, key: [UInt8], lifetime: Int) -> Bool {
-        guard !refusing else { return false }
-        entries.withLock { $0[name] = key }
-        return true
-    }
-    func remove(_ name: String) { entries.withLock { $0[name] = nil } }
-    func removeAll(prefix: String) -> Int {
-        entries.withLock { entries in
-            let names = entries.keys.filter { KeyCachePolicy.isVaultName($0, prefix: prefix) }
-            for name in names { entries[name] = nil }
-            return names.count
-        }
-    }
-    var unavailability: String? { refusing ? "refused by the test" : nil }
-}
 
 /// A passphrase source that counts how often it is asked.
 final class CountingPassphrase: Sendable {
@@ -225,7 +199,9 @@ struct KeyCacheTests {
         #expect(try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": "5"], cache: MemoryKeyCache())?.lifetime == 5)
         #expect(try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": "0"], cache: MemoryKeyCache()) == nil)
         for bad in ["-1", "1.5", "x", "604801", "99999999999999999999"] {
-            #expect(throws: VaultError.self) { try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": bad], cache: MemoryKeyCache()) }
+            #expect { try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": bad], cache: MemoryKeyCache()) } throws: {
+                sameCase($0, as: VaultError.invalidInput(""))
+            }
         }
     }
 }
@@ -241,8 +217,8 @@ struct PassphraseFileTests {
             }
             let exact = try PassphraseSource.readPassphraseFile("\(dir)/exact")
             #expect(exact.bytes == start)
-            #expect(throws: VaultError.self) { try PassphraseSource.readPassphraseFile("\(dir)/longer") }
-            #expect(throws: VaultError.self) { try PassphraseSource.readPassphraseFile("\(dir)/newline") }
+            #expect { try PassphraseSource.readPassphraseFile("\(dir)/longer") } throws: { sameCase($0, as: VaultError.invalidInput("")) }
+            #expect { try PassphraseSource.readPassphraseFile("\(dir)/newline") } throws: { sameCase($0, as: VaultError.invalidInput("")) }
         }
     }
 }

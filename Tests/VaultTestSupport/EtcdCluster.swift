@@ -9,11 +9,18 @@ import Testing
 #endif
 
 /// Whether the etcd tests may run: they need a real cluster. `Scripts/test` runs them inside
-/// `Scripts/with-etcd` (which sets `VAULT_ETCD_ENDPOINTS`); without it they FAIL, unless
-/// `VAULT_SKIP_ETCD_TESTS=1` asks to skip them. Tests that stop members start a private
+/// `Scripts/with-etcd` (which sets `VAULT_ETCD_ENDPOINTS`); without it (a plain `swift test`)
+/// they are skipped with a notice (the ``Testing/Trait/needsEtcd`` trait), and
+/// `VAULT_SKIP_ETCD_TESTS=1` skips them anywhere. Tests that stop members start a private
 /// cluster of their own (``EtcdCluster``), so they never disturb the shared one.
 public enum EtcdTestEnvironment {
     public static var skipRequested: Bool { ProcessInfo.processInfo.environment["VAULT_SKIP_ETCD_TESTS"] == "1" }
+
+    /// Whether the etcd tests run in this process: a cluster's endpoints are set
+    /// (`Scripts/with-etcd`), and no skip was asked for.
+    public static var shouldRun: Bool {
+        !skipRequested && !(ProcessInfo.processInfo.environment["VAULT_ETCD_ENDPOINTS"] ?? "").isEmpty
+    }
 
     /// The shared cluster's endpoints; records a failure and throws when there is none.
     public static func endpoints(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {

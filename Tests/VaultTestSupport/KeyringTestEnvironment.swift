@@ -6,10 +6,26 @@ import Testing
 import VaultStore
 
 /// Whether the Secret Service tests may run. They need a real Secret Service on the
-/// session bus (`Scripts/test` runs everything under `Scripts/with-keyring`). Without
-/// one they FAIL, unless `VAULT_SKIP_KEYRING_TESTS=1` asks to skip them.
+/// session bus: `Scripts/test` runs everything under `Scripts/with-keyring` (and again
+/// under `Scripts/with-keepassxc`), where they always run, so a keyring that does not
+/// answer there FAILS them (``require(sourceLocation:)``). A plain `swift test` runs them
+/// only when a Secret Service answers, and otherwise skips them with a notice (the
+/// ``Testing/Trait/needsKeyring`` trait). `VAULT_SKIP_KEYRING_TESTS=1` skips them anywhere.
 public enum KeyringTestEnvironment {
     public static var skipRequested: Bool { ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1" }
+
+    /// Inside `Scripts/with-keyring` or `Scripts/with-keepassxc`: a keyring was promised.
+    public static var isInsideWrapper: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["VAULT_WITH_KEYRING"] == "1" || environment["VAULT_WITH_KEEPASSXC"] == "1"
+    }
+
+    /// Whether the keyring tests run in this process: not when skipped on request; always
+    /// inside a wrapper; elsewhere when a Secret Service answers (asked once per process).
+    public static var shouldRun: Bool { !skipRequested && (isInsideWrapper || answers) }
+
+    private static let answers: Bool =
+        SecretServiceProbe.probe(environment: ProcessInfo.processInfo.environment, timeout: .seconds(5)).available
 
     /// Records a failure and throws when no Secret Service answers.
     public static func require(sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -40,5 +56,25 @@ public enum KeyringTestEnvironment {
     /// A unique name for this run, so parallel runs and tests never share items.
     public static func uniqueNamespace(_ prefix: String) -> String {
         "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test or suite that needs a Secret Service only where it may
+    /// (``KeyringTestEnvironment/shouldRun``); elsewhere, as in a plain `swift test` on a
+    /// machine without a keyring, it is skipped and this says why.
+    public static var needsKeyring: Self {
+        .enabled(
+            if: KeyringTestEnvironment.shouldRun,
+            "needs a Secret Service: none answers here, or VAULT_SKIP_KEYRING_TESTS=1 (Scripts/test runs it in Scripts/with-keyring)")
+    }
+
+    /// Runs a test or suite that needs an etcd cluster only where it may
+    /// (``EtcdTestEnvironment/shouldRun``); elsewhere, as in a plain `swift test`, it is
+    /// skipped and this says why.
+    public static var needsEtcd: Self {
+        .enabled(
+            if: EtcdTestEnvironment.shouldRun,
+            "needs etcd: no VAULT_ETCD_ENDPOINTS, or VAULT_SKIP_ETCD_TESTS=1 (Scripts/test runs it in Scripts/with-etcd)")
     }
 }

@@ -100,8 +100,9 @@ public final class EncryptedFileStore: SecureStore {
         }
     }
 
-    /// Adds or replaces several items in one atomic write (an import).
-    public func saveAll(_ credentials: [Credential]) throws(VaultError) {
+    /// Adds or replaces several items in one atomic write. Not public API: only the benchmarks
+    /// use it, to seed files of thousands of items (one `save` each rewrites the whole file).
+    package func saveAll(_ credentials: [Credential]) throws(VaultError) {
         var validated: [Credential] = []
         for credential in credentials {
             _ = try credential.key.validated()

@@ -105,7 +105,7 @@ import VaultTestSupport
 
     @Test(
         "keyring: a token item another program wrote with a control character in its name does not hide the others from status",
-        .disabled(if: KeyringTestEnvironment.skipRequested, "VAULT_SKIP_KEYRING_TESTS=1"))
+        .needsKeyring)
     func oddTokenItemDoesNotHideTheOthers() async throws {
         try KeyringTestEnvironment.require()
         let account = "odd-\(getpid())-\(UInt32.random(in: 1000...9999))"

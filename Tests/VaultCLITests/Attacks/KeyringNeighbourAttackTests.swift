@@ -13,7 +13,7 @@ extension SynchronousProcessSuites {
     /// survive byte for byte. Real `vault` processes, the real GNOME Keyring of
     /// `Scripts/with-keyring`, real `secret-tool`, real git. Every command's exit status and
     /// output are checked, and no secret may appear on stderr.
-    @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+    @Suite(.needsKeyring)
     final class KeyringNeighbourAttackTests {
         let dir: String
         let keyring: KeyringInspector

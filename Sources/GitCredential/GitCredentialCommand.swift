@@ -4,6 +4,7 @@
 import ArgumentParser
 import FoundationEssentials
 import VaultStore
+import VaultStoreCLI
 
 #if canImport(Glibc)
     import Glibc
