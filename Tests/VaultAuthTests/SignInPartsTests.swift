@@ -117,7 +117,7 @@ struct SignInPartsTests {
             "GET /callback?error=access_denied&error_description=the+user+said%20no&state=s-2 HTTP/1.1\r\n"
             + "Host: 127.0.0.1:\(port)\r\nCookie: \(cookie)\r\nConnection: close\r\n\r\n"
         #expect(try RawSocket.exchange(port: port, request).hasPrefix("HTTP/1.1 200"))
-        #expect(try await listener.callback(timeout: .seconds(5)) == .error(code: "access_denied", description: "the user said no"))
+        #expect(try await listener.callback(timeout: .seconds(30)) == .error(code: "access_denied", description: "the user said no"))
         await listener.close()
     }
 
@@ -141,7 +141,7 @@ struct SignInPartsTests {
         #expect(taken.hasPrefix("HTTP/1.1 200"))
         #expect(taken.contains("\r\nSet-Cookie: vault_signin_\(port)=; Max-Age=0;"), "the cookie is dropped: \(taken)")
         #expect(try get("/callback?code=other&state=s-1").hasPrefix("HTTP/1.1 400"), "only once")
-        #expect(try await listener.callback(timeout: .seconds(5)) == .code("the-code"))
+        #expect(try await listener.callback(timeout: .seconds(30)) == .code("the-code"))
         await listener.close()
         #expect(throws: (any Error).self) { try get("/callback?code=c&state=s-1") }
     }
@@ -161,9 +161,9 @@ struct SignInPartsTests {
         #expect(first.contains("\r\nReferrer-Policy: no-referrer\r\n"), "the link does not travel to the provider as a Referer")
         let second = try Self.fetch(link, port: port)
         #expect(second.hasPrefix("HTTP/1.1 403") && second.contains("Another program used this sign-in link"), "\(second)")
-        await #expect { try await listener.callback(timeout: .seconds(5)) } throws: { sameCase($0, as: AuthError.authentication("")) }
+        await #expect { try await listener.callback(timeout: .seconds(30)) } throws: { sameCase($0, as: AuthError.authentication("")) }
         do {
-            _ = try await listener.callback(timeout: .seconds(5))
+            _ = try await listener.callback(timeout: .seconds(30))
         } catch {
             #expect(error.description.contains("another program used the sign-in link"), "\(error)")
         }
@@ -180,7 +180,7 @@ struct SignInPartsTests {
             let request = "GET /callback?code=c&state=s-4 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(header)Connection: close\r\n\r\n"
             #expect(try RawSocket.exchange(port: port, request).hasPrefix("HTTP/1.1 403"))
             do {
-                let taken = try await listener.callback(timeout: .seconds(5))
+                let taken = try await listener.callback(timeout: .seconds(30))
                 Issue.record("a redirect without the cookie was taken: \(taken)")
             } catch {
                 #expect(error.description.contains("another program used the sign-in link"), "\(error)")
