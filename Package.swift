@@ -4,10 +4,11 @@ import PackageDescription
 /// vault: credentials kept safe, programs kept logged in.
 ///
 /// Import direction: VaultCLI -> VaultStoreCLI -> VaultStore -> CLibSecret,
-/// VaultCLI -> VaultAuth -> VaultStore, and VaultCLI -> VaultEtcd -> VaultAuth (the fleet
-/// backend, with its refresh lock). Two executables: `vault` (VaultStoreCLI: the store
-/// commands, without networking, so it starts like `secret-tool`) runs `vault-auth`
-/// (VaultCLI: every command, the sign-in ones among them) for the commands it does not have.
+/// VaultCLI -> VaultAuth -> VaultStore, and VaultCLI -> VaultEtcd -> VaultStore (the fleet
+/// backend, with its refresh lock: a leaf of VaultStore, like the other backends). Two
+/// executables: `vault` (VaultStoreCLI: the store commands, without networking, so it
+/// starts like `secret-tool`) runs `vault-auth` (VaultCLI: every command, the sign-in ones
+/// among them) for the commands it does not have.
 /// AuthServer (the reference auth API) depends on none of the client modules.
 /// git-credential-vault -> GitCredential (git's credential helper) -> VaultStoreCLI.
 /// VaultTesting (the contracts and fakes other tools' tests may use too) -> VaultAuth and
@@ -72,7 +73,6 @@ let package = Package(
             name: "VaultEtcd",
             dependencies: [
                 "VaultStore",
-                "VaultAuth",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -145,7 +145,7 @@ let package = Package(
                 "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth",
                 "vault-auth-server",
             ]),
-        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultEtcd", "VaultStore", "VaultAuth", "VaultTesting", "VaultTestSupport"]),
+        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultEtcd", "VaultStore", "VaultTesting", "VaultTestSupport"]),
         .testTarget(
             name: "VaultAuthTests",
             dependencies: [

@@ -88,4 +88,13 @@ public struct AccountItems: Sendable {
         let key = key(kind)
         try await offload { () throws(VaultError) in try store.remove(key) }
     }
+
+    /// Runs a store call on a thread of its own (``Blocking``); its error as an ``AuthError``.
+    private func offload<T: Sendable>(_ body: @escaping @Sendable () throws(VaultError) -> T) async throws(AuthError) -> T {
+        do throws(VaultError) {
+            return try await Blocking.run(body)
+        } catch {
+            throw AuthError(error)
+        }
+    }
 }

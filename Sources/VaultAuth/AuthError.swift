@@ -26,7 +26,8 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     case store(VaultError)
     /// The request itself is unusable (a bad URL, plain http to a remote host).
     case invalidRequest(String)
-    /// Another process held the account's refresh lock past the bound (`RefreshLock`).
+    /// Another process (or machine) held the account's refresh lock past the bound
+    /// (``AccountLocking``), or the wait for it was cancelled.
     case lockTimeout(String)
     /// Rejected tokens caused more refreshes than the Requester's `RefreshWindow` allows:
     /// the resource keeps answering 401 to new tokens, so refreshing again would not help.
@@ -65,6 +66,18 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network: true
         case .server(let status, _): status >= 500 || status == 429 || status == 408 || (200..<300).contains(status)
         default: false
+        }
+    }
+}
+
+extension AuthError {
+    /// A store's error as an ``AuthError``: a lock that stayed held past its bound is
+    /// ``lockTimeout(_:)``, whichever lock it was; anything else is ``store(_:)``.
+    public init(_ error: VaultError) {
+        if case .lockTimeout(let why) = error {
+            self = .lockTimeout(why)
+        } else {
+            self = .store(error)
         }
     }
 }

@@ -89,7 +89,7 @@ public struct AuthSession: Sendable {
     /// a logout. Without a cross-process lock (``RefreshLock/Placement/inProcessOnly``) it just runs.
     func withAccountLock<T>(_ body: () async throws(AuthError) -> T) async throws(AuthError) -> T {
         guard let locking = configuration.lock.locking(for: items.store) else { return try await body() }
-        let hold = try await locking.lock(server: items.server, account: items.account, timeout: configuration.lockTimeout)
+        let hold = try await locking.hold(server: items.server, account: items.account, timeout: configuration.lockTimeout)
         let result: Result<T, AuthError>
         do throws(AuthError) { result = .success(try await body()) } catch { result = .failure(error) }
         await hold.release()

@@ -472,7 +472,7 @@ public actor Requester {
         let outcome: Result<LockOrTokens, AuthError> = await withTaskGroup(of: Result<LockOrTokens, AuthError>?.self) { group in
             group.addTask {
                 do throws(AuthError) {
-                    return .success(.locked(try await locking.lock(server: server, account: name, timeout: timeout)))
+                    return .success(.locked(try await locking.hold(server: server, account: name, timeout: timeout)))
                 } catch {
                     return .failure(error)
                 }

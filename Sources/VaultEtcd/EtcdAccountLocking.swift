@@ -3,7 +3,6 @@
 
 import Foundation
 import Synchronization
-import VaultAuth
 import VaultStore
 
 /// The fleet's refresh lock: etcd's lock service under a lease, so one refresh (or one
@@ -23,7 +22,7 @@ public struct EtcdAccountLocking: AccountLocking {
     /// The lock of accounts kept in `store`.
     public init(store: EtcdStore) { self.store = store }
 
-    public func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+    public func lock(server: String, account: String, timeout: Duration) async throws(VaultError) -> any AccountLockHold {
         let store = self.store
         let attempt = LockAttempt(client: store.client)
         let result = await withTaskCancellationHandler {
@@ -61,14 +60,14 @@ final class EtcdLockHold: AccountLockHold {
         // Dropped without release(): end the lease off this thread, without waiting.
         let client = client
         let lease = lease
-        if !stopped.withLock({ $0 }) { Thread.detachNewThread { try? client.revoke(lease: lease, overall: .seconds(2)) } }
+        if !stopped.withLock({ $0 }) { Blocking.detach { try? client.revoke(lease: lease, overall: .seconds(2)) } }
     }
 
     func release() async {
         guard stop() else { return }
         let client = client
         let lease = lease
-        _ = await Thread.run { () throws(VaultError) in try client.revoke(lease: lease, overall: .seconds(5)) }
+        try? await Blocking.run { () throws(VaultError) in try client.revoke(lease: lease, overall: .seconds(5)) }
     }
 
     /// Renews the lease now: true when it was still alive (so no other machine can have
@@ -77,8 +76,8 @@ final class EtcdLockHold: AccountLockHold {
         guard !stopped.withLock({ $0 }) else { return false }
         let client = client
         let lease = lease
-        let ttl = await Thread.run { () throws(VaultError) -> Int in try client.keepAlive(lease: lease, overall: .seconds(3)) }
-        return ((try? ttl.get()) ?? 0) > 0
+        let ttl = try? await Blocking.run { () throws(VaultError) -> Int in try client.keepAlive(lease: lease, overall: .seconds(3)) }
+        return (ttl ?? 0) > 0
     }
 
     /// Marks the hold ended; false when it already was.
@@ -130,7 +129,7 @@ final class EtcdLockHold: AccountLockHold {
     private func keepAliveInBackground(every interval: Duration) {
         let client = client
         let lease = lease
-        Thread.detachNewThread { [weak self] in
+        Blocking.detach { [weak self] in
             var next = ContinuousClock.now + interval
             while true {
                 Thread.sleep(forTimeInterval: 0.05)
@@ -138,21 +137,6 @@ final class EtcdLockHold: AccountLockHold {
                 guard ContinuousClock.now >= next else { continue }
                 next = ContinuousClock.now + interval
                 _ = try? client.keepAlive(lease: lease, overall: interval)
-            }
-        }
-    }
-}
-
-extension Thread {
-    /// Runs blocking `body` on a thread of its own (never on the Swift concurrency pool).
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(VaultError) -> T) async -> Result<T, AuthError> {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                do throws(VaultError) {
-                    continuation.resume(returning: .success(try body()))
-                } catch {
-                    continuation.resume(returning: .failure(.store(error)))
-                }
             }
         }
     }
@@ -166,10 +150,11 @@ final class LockAttempt: Sendable {
     private struct State {
         var cancelled = false
         var lease: Int64?
-        var continuation: CheckedContinuation<Result<EtcdLockHold?, AuthError>, Never>?
     }
     private let client: EtcdClient
     private let state = Mutex(State())
+    /// The waiter's answer: the blocked call's, or the cancellation's, whichever comes first.
+    private let answer = FirstResult<EtcdLockHold?, VaultError>()
 
     init(client: EtcdClient) { self.client = client }
 
@@ -185,25 +170,19 @@ final class LockAttempt: Sendable {
 
     /// Runs the blocking `body` on a thread of its own; returns its result, or (cancelled)
     /// at once, leaving the thread to finish and give back what it got.
-    func run(_ body: @escaping @Sendable () throws(VaultError) -> EtcdLockHold?) async -> Result<EtcdLockHold?, AuthError> {
-        await withCheckedContinuation { continuation in
-            let cancelledAlready = state.withLock { state in
-                state.continuation = continuation
-                return state.cancelled
+    func run(_ body: @escaping @Sendable () throws(VaultError) -> EtcdLockHold?) async -> Result<EtcdLockHold?, VaultError> {
+        Blocking.detach { [self] in
+            let result: Result<EtcdLockHold?, VaultError>
+            do throws(VaultError) {
+                result = .success(try body())
+            } catch {
+                result = .failure(error)
             }
-            if cancelledAlready { finish(.success(nil)) }
-            Thread.detachNewThread { [self] in
-                let result: Result<EtcdLockHold?, AuthError>
-                do throws(VaultError) {
-                    result = .success(try body())
-                } catch {
-                    result = .failure(.store(error))
-                }
-                if !finish(result), case .success(let hold?) = result {
-                    Task { await hold.release() }  // answered already (cancelled): give the lock back
-                }
+            if !answer.finish(result), case .success(let hold?) = result {
+                Task { await hold.release() }  // answered already (cancelled): give the lock back
             }
         }
+        return await withCheckedContinuation { answer.start($0) }
     }
 
     /// Stops the wait: the waiter is answered now and the lease revoked.
@@ -212,20 +191,7 @@ final class LockAttempt: Sendable {
             state.cancelled = true
             return state.lease
         }
-        finish(.success(nil))
-        if let lease { Thread.detachNewThread { [client] in try? client.revoke(lease: lease, overall: .seconds(2)) } }
-    }
-
-    /// Answers the waiter once; false when it was answered already.
-    @discardableResult
-    private func finish(_ result: Result<EtcdLockHold?, AuthError>) -> Bool {
-        guard
-            let continuation = state.withLock({ state in
-                defer { state.continuation = nil }
-                return state.continuation
-            })
-        else { return false }
-        continuation.resume(returning: result)
-        return true
+        answer.finish(.success(nil))
+        if let lease { Blocking.detach { [client] in try? client.revoke(lease: lease, overall: .seconds(2)) } }
     }
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import VaultAuth
 import VaultStore
 
 /// `--backend etcd`: a fleet's store on etcd (``EtcdStore``). Never chosen by `auto`: a

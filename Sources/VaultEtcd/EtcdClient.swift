@@ -134,14 +134,14 @@ public final class EtcdClient: Sendable {
             }
             if case .ok(let answer) = outcome {
                 preferred.withLock { $0 = index }
-                if let cluster = (try? JSONDecoder().decode(EtcdWire.Headed.self, from: answer))?.header?.cluster_id, !cluster.isEmpty {
-                    lastClusterID.withLock { $0 = cluster }
-                }
+                let headed: EtcdWire.Headed<Answer>
                 do {
-                    return try JSONDecoder().decode(Answer.self, from: answer)
+                    headed = try JSONDecoder().decode(EtcdWire.Headed<Answer>.self, from: answer)
                 } catch {
                     throw .backendUnavailable("etcd at \(endpoint.absoluteString) gave an answer vault cannot read on \(path)")
                 }
+                if let cluster = headed.header?.cluster_id, !cluster.isEmpty { lastClusterID.withLock { $0 = cluster } }
+                return headed.body
             }
             if Self.isRetryable(outcome) {
                 tried.append((endpoint.absoluteString, outcome.reason))

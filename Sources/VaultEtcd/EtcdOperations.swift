@@ -69,15 +69,6 @@ extension EtcdClient {
             })
     }
 
-    /// Writes `value` at `key` only if `guardKey` was last written at `revision` (0: it
-    /// does not exist). Returns nil when written, else the current entry at `guardKey`.
-    func put(_ key: String, _ value: [UInt8], ifRevisionOf guardKey: String, is revision: Int64) throws(VaultError) -> EtcdEntry?? {
-        switch try write(.put(key, value), guards: [(guardKey, revision)]) {
-        case .written: return .none
-        case .conflict(let current): return .some(current.first ?? nil)
-        }
-    }
-
     /// A lease of `ttl` seconds; its id.
     func grantLease(ttl: Int) throws(VaultError) -> Int64 {
         let answer = try call("/v3/lease/grant", ["TTL": String(ttl)], as: EtcdWire.LeaseGrantResponse.self)

@@ -182,11 +182,14 @@ public final class EtcdStore: SecureStore {
         state.withLock { state in state.keys.map { Fleet(keys: $0, revision: state.revision) } }
     }
 
-    /// Takes `entry` (the parameters record as etcd has it now, or nil when there is none)
-    /// as the fleet's, deriving its keys unless they are already known.
-    private func adopt(_ entry: EtcdEntry?, create: Bool) throws(VaultError) -> Fleet? {
-        for _ in 0..<5 {
-            guard let entry else {
+    /// Takes `found` (the parameters record as etcd has it now, or nil when there is none)
+    /// as the fleet's, deriving its keys unless they are already known. Creating the record
+    /// races other machines: a lost race takes theirs, in at most five rounds (then
+    /// `.backendUnavailable`), never by recursion.
+    private func adopt(_ found: EtcdEntry?, create: Bool) throws(VaultError) -> Fleet? {
+        var next = found
+        for _ in 0..<Self.adoptionRounds {
+            guard let entry = next else {
                 // Items without a parameters record: it was deleted. Starting a new fleet over
                 // them (or calling the fleet empty) would orphan them for good.
                 let existing = try client.list(prefix: itemsPrefix, keysOnly: true)
@@ -209,8 +212,9 @@ public final class EtcdStore: SecureStore {
                     keep(master, passphrase: passphrase, record: record)
                     return remember(record: record, keys: keys, revision: revision)
                 case .conflict(let raced):
-                    // Another machine created the fleet meanwhile: take theirs.
-                    return try adopt(raced.first ?? nil, create: create)
+                    // Another machine created the fleet meanwhile: take theirs, next round.
+                    next = raced.first ?? nil
+                    continue
                 }
             }
             if let kept = state.withLock({ state in state.record == entry.value ? state.keys : nil }) {
@@ -244,6 +248,9 @@ public final class EtcdStore: SecureStore {
         }
         throw .backendUnavailable("the fleet's parameters record in etcd kept changing")
     }
+
+    /// How many times ``adopt(_:create:)`` reads or races for the parameters record.
+    static let adoptionRounds = 5
 
     /// Keeps `master` (derived from `passphrase`) in the key cache with its passphrase
     /// verifier, when there is a cache that stores new keys and etcd said which cluster it is.

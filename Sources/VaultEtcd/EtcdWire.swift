@@ -25,9 +25,18 @@ enum EtcdWire {
         var cluster_id: String?
     }
 
-    /// Any answer, for its header alone.
-    struct Headed: Decodable {
+    /// An answer and its header, both decoded in one pass over the JSON: the header of
+    /// every answer says which cluster answered. A header that cannot be read is nil.
+    struct Headed<Body: Decodable>: Decodable {
         var header: Header?
+        var body: Body
+
+        private enum CodingKeys: String, CodingKey { case header }
+
+        init(from decoder: any Decoder) throws {
+            header = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Header.self, forKey: .header)
+            body = try Body(from: decoder)
+        }
     }
 
     struct RangeResponse: Decodable {

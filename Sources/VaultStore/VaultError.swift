@@ -31,6 +31,10 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The item was changed by another process (another machine of a fleet) after this
     /// one read it: nothing was written; read it again and decide anew.
     case conflict(String)
+    /// A lock (a lock file's `flock`, a fleet's lock in etcd) stayed held by another
+    /// process or machine past the caller's bound, or the wait for it was cancelled; the
+    /// message names the lock. Nothing was changed.
+    case lockTimeout(String)
 
     /// One line for a person: the problem and, where there is one, the fix. Never contains a secret
     /// (``notFound(_:)`` names the account and server only).
@@ -47,6 +51,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidInput(let why): why
         case .accessDenied(let why): why
         case .conflict(let why): why
+        case .lockTimeout(let why): why
         }
     }
 }

@@ -27,7 +27,7 @@ public enum ExitStatus {
         case .notFound: notFound
         case .invalidInput: usage
         case .locked, .notApproved, .accessDenied, .wrongPassphrase, .corrupted, .unsupportedFormat: authentication
-        case .backendUnavailable, .permission, .conflict: unavailable
+        case .backendUnavailable, .permission, .conflict, .lockTimeout: unavailable
         }
     }
 }

@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Testing
-import VaultAuth
+import VaultStore
 
 /// The contract every ``AccountLocking`` keeps (the one-machine `flock` and the fleet's
 /// lease alike), one rule a function, for any locking (vault's own and other tools').
@@ -163,7 +163,7 @@ public enum AccountLockingContract {
     }
 
     /// What ``AccountLocking/lock(server:account:timeout:)`` throws.
-    public typealias LockError = AuthError
+    public typealias LockError = VaultError
 
     /// Whether `error` is the lock timeout (whatever the message) and not, say, a network error.
     private static func isLockTimeout(_ error: LockError) -> Bool {

@@ -3,6 +3,7 @@
 
 import Testing
 import VaultAuth
+import VaultStore
 import VaultTestSupport
 import VaultTesting
 

@@ -528,7 +528,7 @@ actor CountingLocking: AccountLocking {
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private(set) var counts = (acquired: 0, released: 0, maximumHolders: 0)
 
-    nonisolated func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+    nonisolated func lock(server: String, account: String, timeout: Duration) async throws(VaultError) -> any AccountLockHold {
         await acquire()
         return Hold(owner: self)
     }
@@ -575,7 +575,7 @@ actor CountingLocking: AccountLocking {
 final class LapsingLocking: AccountLocking {
     let holds = Mutex(0)
 
-    func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+    func lock(server: String, account: String, timeout: Duration) async throws(VaultError) -> any AccountLockHold {
         let number = holds.withLock { count in
             count += 1
             return count

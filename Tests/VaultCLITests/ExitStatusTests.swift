@@ -18,6 +18,7 @@ import VaultStoreCLI
         }
         #expect(ExitStatus.of(VaultError.backendUnavailable("x")) == 4)
         #expect(ExitStatus.of(VaultError.permission("x")) == 4)
+        #expect(ExitStatus.of(VaultError.lockTimeout("x")) == 4, "a lock held past its bound: exit 4, as the file lock's always was")
     }
 
     @Test func authErrors() {
@@ -29,6 +30,8 @@ import VaultStoreCLI
         #expect(ExitStatus.of(AuthError.invalidRequest("x")) == 2)
         #expect(ExitStatus.of(AuthError.lockTimeout("x")) == 4, "a refresh lock held too long is not a network error")
         #expect(ExitStatus.of(AuthError.store(.wrongPassphrase)) == 3)
+        #expect(AuthError(VaultError.lockTimeout("x")) == .lockTimeout("x"), "a store's lock wait keeps its own case")
+        #expect(AuthError(VaultError.conflict("x")) == .store(.conflict("x")))
         #expect(AuthError.authentication("x", providerCode: "invalid_grant").providerCode == "invalid_grant")
         #expect(AuthError.network("x").providerCode == nil)
     }

@@ -4,7 +4,6 @@
 import Foundation
 import Synchronization
 import Testing
-import VaultAuth
 import VaultStore
 import VaultTestSupport
 import VaultTesting
@@ -348,7 +347,7 @@ struct EtcdStoreTests {
         await #expect {
             _ = try await second.accountLocking.lock(server: "s", account: "a", timeout: .milliseconds(1500))
         } throws: {
-            sameCase($0, as: AuthError.lockTimeout(""))
+            sameCase($0, as: VaultError.lockTimeout(""))
         }
         // Another account's lock is not this one.
         let other = try await second.accountLocking.lock(server: "s", account: "b", timeout: .seconds(5))
@@ -459,7 +458,7 @@ struct EtcdStoreTests {
         await #expect {
             _ = try await store(shared).accountLocking.lock(server: "s", account: "a", timeout: .milliseconds(800))
         } throws: {
-            sameCase($0, as: AuthError.lockTimeout(""))
+            sameCase($0, as: VaultError.lockTimeout(""))
         }
         await hold.release()
     }

@@ -107,7 +107,7 @@ public struct BrowserLauncher: Sendable {
         guard posix_spawnp(&pid, command[0], &actions, &attributes, arguments, variables) == 0 else { return false }
         // Reaped when it exits, so no zombie is left while vault waits for the redirect.
         let child = pid
-        Thread.detachNewThread {
+        Blocking.detach {
             var status: Int32 = 0
             _ = waitpid(child, &status, 0)
         }

@@ -4,4 +4,14 @@
 extension EncryptedFileStore {
     /// The vault file's directory: every process that opens this vault shares it.
     public var lockDirectory: String? { FileOperations.directory(of: path) }
+
+    /// The vault file's lock (``lockPath``), waited for at most ``lockTimeout``; a wait that
+    /// gives up says which setting bounds it.
+    func takeLock() throws(VaultError) -> FileLock {
+        do {
+            return try FileLock(path: lockPath, timeout: lockTimeout)
+        } catch .lockTimeout(let why) {
+            throw .lockTimeout("\(why) (VAULT_LOCK_TIMEOUT)")
+        }
+    }
 }

@@ -12,7 +12,7 @@ import Synchronization
 /// - Every read-modify-write holds an exclusive `flock` on `PATH.lock`, re-reads the
 ///   file under it and replaces it atomically, so concurrent processes lose no update
 ///   and a crash never leaves a half-written vault. The wait for the lock is bounded
-///   (`lockTimeout`); giving up names the lock file (`backendUnavailable`).
+///   (`lockTimeout`); giving up names the lock file (`lockTimeout`).
 /// - The passphrase is asked for and the key derived *before* the lock is taken, so a
 ///   person at a prompt never holds up another process; under the lock the header is
 ///   checked again, and a header that changed meanwhile is opened with the passphrase
@@ -84,13 +84,13 @@ public final class EncryptedFileStore: SecureStore {
     /// `"file"`; see ``SecureStore/backendName``.
     public var backendName: String { "file" }
 
-    /// The lock file beside the vault (also used by other modules for their own
-    /// cross-process single-flight).
+    /// The lock file beside the vault that every read-modify-write holds (a ``FileLock``).
+    /// Refresh locks are other files in the same directory (``lockDirectory``).
     public var lockPath: String { path + ".lock" }
 
     /// Validates the key, then adds or replaces the item in one read-modify-write under the file lock,
     /// creating the directory and the file (asking for a new passphrase) when there is none. Throws
-    /// ``VaultError/backendUnavailable(_:)`` when the lock is not had within ``lockTimeout``.
+    /// ``VaultError/lockTimeout(_:)`` when the lock is not had within ``lockTimeout``.
     /// See ``SecureStore/save(_:)``.
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
@@ -153,7 +153,7 @@ public final class EncryptedFileStore: SecureStore {
             }
             let header = VaultFileFormat.Header(kdf: newFileKDF, salt: VaultFileFormat.newSalt())
             let keys = try header.kdf.deriveKeys(passphrase: newPassphrase, salt: header.salt)
-            let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+            let lock = try takeLock()
             // A writer killed earlier may have left a full copy under the old passphrase.
             FileOperations.removeStaleTemporaryFiles(for: path)
             guard let items = try currentItems(&state, mayAsk: false) else {
@@ -176,10 +176,9 @@ public final class EncryptedFileStore: SecureStore {
     private func mutate(_ change: (inout [CredentialKey: Credential]) throws(VaultError) -> Bool) throws(VaultError) {
         try state.withLock { state throws(VaultError) in
             let directory = FileOperations.directory(of: path)
-            try FileOperations.makePrivateDirectory(directory)
-            try FileOperations.checkPrivateDirectory(directory)
+            try PrivateDirectory.prepare(directory, what: "the vault directory")
             try prepareKeys(&state)
-            let lock = try FileLock(path: lockPath, timeout: lockTimeout)
+            let lock = try takeLock()
             FileOperations.removeStaleTemporaryFiles(for: path)
             var items: [CredentialKey: Credential]
             let header: VaultFileFormat.Header

@@ -9,8 +9,8 @@
     import Darwin
 #endif
 
-/// The POSIX file work of the encrypted-file backend: safe reads, atomic replacement,
-/// directory creation with private permissions, and an exclusive lock between processes.
+/// The POSIX file work of the encrypted-file backend: safe reads and atomic replacement.
+/// (Its directory is made and checked by ``PrivateDirectory``, its lock is a ``FileLock``.)
 enum FileOperations {
     /// The directory part of `path` ("." when there is none).
     static func directory(of path: String) -> String {
@@ -86,15 +86,6 @@ enum FileOperations {
         try PrivateDirectory.check(path, what: "the vault directory")
     }
 
-    /// Creates `path` and its missing parents with mode 0700.
-    static func makePrivateDirectory(_ path: String) throws(VaultError) {
-        var info = stat()
-        if stat(path, &info) == 0 { return }
-        let parent = directory(of: path)
-        if parent != path, parent != "." { try makePrivateDirectory(parent) }
-        if mkdir(path, 0o700) != 0, errno != EEXIST { throw error(errno, "cannot create the directory \(path)") }
-    }
-
     /// Replaces `path` with `bytes` atomically: a temporary file in the same directory
     /// (mode 0600), written and fsynced, renamed over `path`, then the directory fsynced.
     /// A crash at any moment leaves either the old or the new file, never a mix.
@@ -163,47 +154,5 @@ enum FileOperations {
         let reason = String(cString: strerror(code))
         if code == EACCES || code == EPERM || code == EROFS { return .permission("\(what): \(reason)") }
         return .backendUnavailable("\(what): \(reason)")
-    }
-}
-
-/// An exclusive advisory lock (`flock`) on a lock file beside the vault, held for the
-/// duration of a read-modify-write so that concurrent processes lose no update.
-struct FileLock: ~Copyable {
-    private let fd: Int32
-
-    /// Waits until the lock on `path` (created 0600 when missing) is held, at most
-    /// `timeout`; then throws `.backendUnavailable` naming the lock file. A lock file that
-    /// is a symlink, not a regular file, or another user's is refused (`.permission`).
-    init(path: String, timeout: Duration) throws(VaultError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
-        guard fd >= 0 else {
-            if errno == ELOOP { throw .permission("refusing the lock file \(path): it is a symbolic link") }
-            throw FileOperations.error(errno, "cannot open the lock file \(path)")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
-            close(fd)
-            throw .permission("refusing the lock file \(path): it is not a regular file of yours; remove it")
-        }
-        let deadline = ContinuousClock.now + timeout
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            guard code == EWOULDBLOCK || code == EINTR else {
-                close(fd)
-                throw FileOperations.error(code, "cannot lock \(path)")
-            }
-            guard ContinuousClock.now < deadline else {
-                close(fd)
-                throw .backendUnavailable(
-                    "gave up after \(timeout) waiting for the lock \(path): another vault process holds it (VAULT_LOCK_TIMEOUT)")
-            }
-            usleep(5_000)
-        }
-        self.fd = fd
-    }
-
-    deinit {
-        flock(fd, LOCK_UN)
-        close(fd)
     }
 }

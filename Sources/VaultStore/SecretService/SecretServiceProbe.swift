@@ -65,8 +65,9 @@ public enum SecretServiceProbe {
         let result = ProbeResult()
         let done = DispatchSemaphore(value: 0)
         // The connection attempt may block (a socket that accepts and never answers):
-        // it runs on its own thread and is abandoned at the deadline.
-        DispatchQueue.global(qos: .userInitiated).async {
+        // it runs on a thread of its own (never the concurrency pool's) and is abandoned
+        // at the deadline.
+        Blocking.detach {
             let (available, reason) = ask(address: address, shared: useShared, timeoutMilliseconds: milliseconds)
             result.value.withLock { $0 = outcome(available, reason) }
             done.signal()

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import VaultStore
-
 /// Makes one account's refresh (and the writes that must not race it: a sign-in, a logout)
 /// single-flight across every process that shares the account's store. On one machine
 /// that is a lock file (``FileAccountLocking``, what ``RefreshLock/Placement/automatic``
@@ -13,9 +11,10 @@ import VaultStore
 /// one's rotated tokens instead of spending the old refresh token again.
 public protocol AccountLocking: Sendable {
     /// Waits until this caller holds the lock of `account` on `server`, at most `timeout`
-    /// (then `AuthError.lockTimeout`, naming what it waited for). The lock is held until
-    /// the returned hold is released: dropped, or ended by ``AccountLockHold/release()``.
-    func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold
+    /// (then ``VaultError/lockTimeout(_:)``, naming what it waited for; the same when the
+    /// calling task is cancelled while it waits). The lock is held until the returned hold
+    /// is released: dropped, or ended by ``AccountLockHold/release()``.
+    func lock(server: String, account: String, timeout: Duration) async throws(VaultError) -> any AccountLockHold
 }
 
 /// A store that brings its own account lock, because the processes sharing it may run on
@@ -42,8 +41,8 @@ extension AccountLockHold {
     public func isStillHeld() async -> Bool { true }
 }
 
-/// The one-machine lock: an exclusive `flock` on a file in `directory` (created 0700), one
-/// file per account, named by a hash of server and account.
+/// The one-machine lock: a ``FileLock`` on a file in `directory` (created 0700), one
+/// file per account, named by a hash of server and account (``RefreshLock/path(directory:server:account:)``).
 public struct FileAccountLocking: AccountLocking {
     /// Where the lock files live.
     public let directory: String
@@ -51,7 +50,7 @@ public struct FileAccountLocking: AccountLocking {
     /// Locks in `directory`.
     public init(directory: String) { self.directory = directory }
 
-    public func lock(server: String, account: String, timeout: Duration) async throws(AuthError) -> any AccountLockHold {
+    public func lock(server: String, account: String, timeout: Duration) async throws(VaultError) -> any AccountLockHold {
         try await RefreshLock.acquire(path: RefreshLock.path(directory: directory, server: server, account: account), timeout: timeout)
     }
 }

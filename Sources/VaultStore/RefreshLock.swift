@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Foundation
-import Synchronization
-import VaultStore
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// A cross-process lock (an exclusive `flock` on a lock file) that makes a refresh or
-/// a re-login single-flight across every process sharing one store. The holder re-reads
-/// the store under it, so a second process adopts the first one's rotated tokens
-/// instead of spending the old refresh token again.
-public final class RefreshLock: AccountLockHold {
+/// An account's refresh lock: the cross-process lock (a ``FileLock`` on a lock file, one
+/// per account) that makes a refresh or a re-login single-flight across every process
+/// sharing one store. The holder re-reads the store under it, so a second process adopts
+/// the first one's rotated tokens instead of spending the old refresh token again.
+public enum RefreshLock {
     /// Where an account's refresh lock lives.
     public enum Placement: Sendable {
         /// The store's own lock when it brings one (``AccountLockingStore``: a fleet's
@@ -48,26 +48,6 @@ public final class RefreshLock: AccountLockHold {
         }
     }
 
-    private let fd: Int32
-    private let held = Mutex(true)
-
-    private init(fd: Int32) { self.fd = fd }
-
-    deinit { unlock() }
-
-    /// Releases the `flock` and closes the file (once).
-    public func release() async { unlock() }
-
-    private func unlock() {
-        guard
-            held.withLock({ held in
-                defer { held = false }; return held
-            })
-        else { return }
-        flock(fd, LOCK_UN)
-        close(fd)
-    }
-
     /// The lock file for an account, in `directory` (created 0700 when missing).
     public static func path(directory: String, server: String, account: String) -> String {
         var hasher = FNV1a()
@@ -90,42 +70,16 @@ public final class RefreshLock: AccountLockHold {
         return home + "/.cache/vault/locks"
     }
 
-    /// Creates `directory` (and missing parents) 0700, and refuses one that is not a
-    /// directory, belongs to another user, or that the group or others can write to: the
-    /// vault directory's rule (``PrivateDirectory``), so a lock beside the vault file works
-    /// wherever the vault does.
-    static func preparePrivateDirectory(_ directory: String) throws(VaultError) {
-        try PrivateDirectory.prepare(directory, what: "the lock directory")
-    }
-
-    /// Waits (polling, off the concurrency pool) until the lock is held, at most `timeout`;
-    /// then throws `AuthError.lockTimeout`, naming the lock file.
-    public static func acquire(path: String, timeout: Duration) async throws(AuthError) -> RefreshLock {
-        let fd = try await offload { () throws(VaultError) -> Int32 in
-            try preparePrivateDirectory((path as NSString).deletingLastPathComponent)
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else {
-                throw .backendUnavailable("cannot open the lock file \(path): \(String(cString: strerror(errno)))")
-            }
-            return fd
+    /// Creates the lock file's directory (and missing parents) 0700, and refuses one that
+    /// is not a directory, belongs to another user, or that the group or others can write
+    /// to: the vault directory's rule (``PrivateDirectory``), so a lock beside the vault
+    /// file works wherever the vault does. Then waits (off the concurrency pool) until the
+    /// lock is held, at most `timeout`: ``VaultError/lockTimeout(_:)``, naming the lock file.
+    public static func acquire(path: String, timeout: Duration) async throws(VaultError) -> FileLock {
+        try await Blocking.run { () throws(VaultError) in
+            try PrivateDirectory.prepare(PrivateDirectory.parent(of: path), what: "the lock directory")
         }
-        let deadline = ContinuousClock.now + timeout
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                close(fd)
-                throw .store(.backendUnavailable("cannot lock \(path)"))
-            }
-            guard ContinuousClock.now < deadline else {
-                close(fd)
-                throw .lockTimeout("gave up after \(timeout) waiting for the refresh lock \(path), held by another process")
-            }
-            guard !Task.isCancelled else {
-                close(fd)
-                throw .lockTimeout("stopped waiting for the refresh lock \(path)")
-            }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return RefreshLock(fd: fd)
+        return try await FileLock.acquire(path: path, timeout: timeout, what: "the refresh lock")
     }
 }
 
