@@ -162,6 +162,9 @@ public final class EtcdClient: Sendable {
                 throw configuration.user == nil ? refused.with(.authenticate) : refused
             case .authenticationRefused(let reason):
                 throw .accessDenied("etcd refused user \"\(TextEscaping.escaped(configuration.user ?? ""))\": \(reason)")
+            case .refused(let reason):
+                // A client certificate with a CN: the etcd user must come from the configuration.
+                throw VaultError.backendUnavailable("etcd at \(endpoint.absoluteString) refused \(path): \(reason)").with(.authenticateByUser)
             default:
                 throw .backendUnavailable("etcd at \(endpoint.absoluteString) refused \(path): \(outcome.reason)")
             }
@@ -248,7 +251,7 @@ public final class EtcdClient: Sendable {
             // etcd's gateway refuses such certificates while its authentication is on (CVE-2018-16886).
             return .refused(
                 "etcd's JSON gateway refuses a client certificate with a Common Name while etcd authentication is on; "
-                    + "give vault a certificate without a CN (the etcd user comes from --etcd-user)")
+                    + "give vault a certificate without a CN")
         }
         return .failed("HTTP \(response.status.code)\(text.isEmpty ? "" : ": " + Self.clean(text))")
     }

@@ -85,6 +85,8 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case createCollection(String)
         /// Authenticate: the backend wants a user and its password, and none was given.
         case authenticate
+        /// Name the backend's user in the configuration (not in a client certificate).
+        case authenticateByUser
         /// Give TLS files (CAs, a client certificate and its key) in PEM.
         case givePEMFiles
         /// Name the real file, not a symbolic link to it.
@@ -101,6 +103,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
             case .useAnotherBackend: "use another backend"
             case .createCollection(let how): how
             case .authenticate: "the backend's authentication is on: give a user and its password"
+            case .authenticateByUser: "the user comes from the configuration"
             case .givePEMFiles: "they must be PEM"
             case .useRealFile: "name the real file"
             case .waitLonger: "a longer lock timeout waits longer"

@@ -26,6 +26,8 @@ extension VaultError {
             return "\(error.worded) (\(how), or use --backend file)"
         case .authenticate:
             return "\(error.worded) (etcd authentication is on: give --etcd-user and --etcd-password-file)"
+        case .authenticateByUser:
+            return "\(error.worded) (the etcd user comes from --etcd-user)"
         case .useRealFile:
             return "\(error.worded); point VAULT_FILE at the real file"
         case .waitLonger:
