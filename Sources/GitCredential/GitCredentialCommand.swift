@@ -61,7 +61,7 @@ public struct GitCredentialCommand: ParsableCommand {
                 let helper = GitCredentialHelper(store: try store.openStore())
                 if let reply = try helper.get(message) { Terminal.write(reply.reply) }
             } catch {
-                Terminal.note("\(error.description); git will ask its next helper")
+                Terminal.note("\(error.worded); git will ask its next helper")
             }
             return
         }

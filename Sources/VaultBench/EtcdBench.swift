@@ -26,7 +26,7 @@ enum EtcdBench {
     static let passphrase = Secret("benchmark passphrase")
 
     static func store(_ endpoints: String, prefix: String) throws -> EtcdStore {
-        let configuration = try EtcdConfiguration.from(environment: ["VAULT_ETCD_ENDPOINTS": endpoints, "VAULT_ETCD_PREFIX": prefix])
+        let configuration = try EtcdConfiguration(endpoints: endpoints.split(separator: ",").map(String.init), prefix: prefix)
         return EtcdStore(client: try EtcdClient(configuration: configuration), passphrase: .fixed(passphrase))
     }
 

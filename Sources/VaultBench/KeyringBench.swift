@@ -28,7 +28,8 @@ enum KeyringBench {
         try row("save (update)") { try store.save(Credential(key: key, secret: Secret("bench-secret-value"))) }
         try row("SecretServiceStore() (probe, cached bus)") { _ = try SecretServiceStore() }
         try row("BackendSelection.decide(auto)", runs: 50) {
-            _ = try BackendSelection.decide(requested: .auto, environment: ProcessInfo.processInfo.environment)
+            _ = try BackendSelection.decide(
+                requested: .auto, context: BackendContext(locations: StandardLocations(environment: ProcessInfo.processInfo.environment)))
         }
         table.print()
     }

@@ -79,7 +79,7 @@ struct AuthOptions: ParsableArguments, SessionOptions {
     static func openStore(_ store: some StoreConfigurable, addingCachedKeys: Bool = true) throws(AuthError) -> any SecureStore {
         do {
             let decision = try store.decision()
-            if store.verbose { Terminal.note("backend \(decision)") }
+            if store.verbose { Terminal.note("backend \(decision.worded)") }
             return try StoreFactory.open(decision, options: store, addingCachedKeys: addingCachedKeys)
         } catch {
             throw .store(error)
@@ -95,12 +95,13 @@ struct AuthOptions: ParsableArguments, SessionOptions {
         _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
         let transport = AsyncHTTPTransport(connectTimeout: requestTimeout)
-        let configuration = Requester.Configuration(requestTimeout: requestTimeout)
+        var configuration = Requester.Configuration(requestTimeout: requestTimeout)
+        configuration.lock = LockDirectorySettings.placement(for: secureStore, store.variables)
         var logger = Logger(label: "vault")
         logger.logLevel = store.verbose ? .info : .warning
         let session = AuthSession(
             store: secureStore, server: server, account: account, transport: WaitNoticeTransport(transport), configuration: configuration,
-            reauthentication: .init(coolDown: ReauthenticationSettings.coolDown(store.environment)), logger: logger)
+            reauthentication: .init(coolDown: ReauthenticationSettings.coolDown(store.variables)), logger: logger)
         let result: Result<T, AuthError>
         do throws(AuthError) {
             try session.checkLockDirectory()

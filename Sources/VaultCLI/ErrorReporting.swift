@@ -5,12 +5,21 @@ import ArgumentParser
 import VaultAuth
 import VaultStoreCLI
 
-/// Runs `body`; an `AuthError` becomes one line on stderr and its exit code.
+/// Runs `body`; an `AuthError` becomes one line on stderr (``AuthError/worded``) and its exit code.
 func reportingAuthErrors(_ body: () async throws(AuthError) -> Void) async throws(ExitCode) {
     do {
         try await body()
     } catch {
-        Terminal.note(error.description)
+        Terminal.note(error.worded)
         throw ExitCode(ExitStatus.of(error))
+    }
+}
+
+extension AuthError {
+    /// One line for the person at the command: ``description``, with a store error's
+    /// remedy worded as the command's options (``VaultError/worded``).
+    var worded: String {
+        if case .store(let error) = self { return error.worded }
+        return description
     }
 }

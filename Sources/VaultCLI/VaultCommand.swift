@@ -25,6 +25,7 @@ public struct VaultCommand: AsyncParsableCommand {
     public static func runAndExit(_ arguments: [String]? = nil) async -> Never {
         AuthExecutable.forgetHandOver()
         BackendRegistry.register(EtcdBackend.self)
+        EtcdSettings.register()
         ArgumentText.requireUTF8()
         ProcessHardening.apply()
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }

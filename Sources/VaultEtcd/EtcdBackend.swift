@@ -9,26 +9,26 @@ public enum EtcdBackend: StoreBackend {
     /// ``BackendKind/etcd``; see ``StoreBackend/kind``.
     public static let kind = BackendKind.etcd
 
-    /// Usable when the endpoints are configured; it does not contact etcd (a store
-    /// operation does, within its timeout). See ``StoreBackend/viability(environment:probeTimeout:)``.
-    public static func viability(environment: [String: String], probeTimeout: Duration) -> Viability {
-        do {
-            let configuration = try EtcdConfiguration.from(environment: environment)
-            return Viability(usable: true, reason: "etcd at \(configuration.endpointList), prefix \(configuration.prefix)")
-        } catch {
-            return Viability(usable: false, reason: error.description)
+    /// Usable when the context carries an ``EtcdConfiguration`` (in
+    /// ``BackendContext/configurations`` under ``BackendKind/etcd``); it does not contact
+    /// etcd (a store operation does, within its timeout). See ``StoreBackend/viability(_:probeTimeout:)``.
+    public static func viability(_ context: BackendContext, probeTimeout: Duration) -> Viability {
+        guard let configuration = context.configurations[.etcd] as? EtcdConfiguration else {
+            return Viability(usable: false, reason: "no etcd configuration was given")
         }
+        return Viability(usable: true, reason: "etcd at \(configuration.endpointList), prefix \(configuration.prefix)")
     }
 
-    /// An ``EtcdStore`` with the file backend's passphrase sources and work factor for a new
-    /// fleet; `.invalidInput` for a bad configuration. See ``StoreBackend/open(_:viability:)``.
+    /// An ``EtcdStore`` on the context's ``EtcdConfiguration``, with its passphrase source,
+    /// work factor for a new fleet and key cache; `.invalidInput` without a configuration.
+    /// See ``StoreBackend/open(_:viability:)``.
     public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
-        let environment = context.environment
-        let client = try EtcdClient(configuration: try EtcdConfiguration.from(environment: environment))
+        guard let configuration = context.configurations[.etcd] as? EtcdConfiguration else {
+            throw .invalidInput("the etcd backend needs an EtcdConfiguration in the context's configurations")
+        }
         return EtcdStore(
-            client: client,
-            passphrase: .standard(file: context.passphraseFile, environment: environment, prompter: context.prompter),
-            kdf: .forNewFiles(environment: environment), keyCache: try KeyCachePolicy.from(context))
+            client: try EtcdClient(configuration: configuration), passphrase: context.passphrase, kdf: context.kdf,
+            keyCache: context.keyCache)
     }
 }
 

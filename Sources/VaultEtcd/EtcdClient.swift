@@ -92,7 +92,7 @@ public final class EtcdClient: Sendable {
                 tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
             }
         } catch {
-            throw .invalidInput("cannot read the etcd TLS files (--etcd-cacert, --etcd-cert, --etcd-key): they must be PEM")
+            throw VaultError.invalidInput("cannot read the etcd TLS files").with(.givePEMFiles)
         }
         return tls
     }
@@ -157,10 +157,14 @@ public final class EtcdClient: Sendable {
                 token.withLock { $0 = nil }
             case .etcd(let code, let reason) where code == 7 || code == 16 || reason.contains("user name is empty"):
                 let who = configuration.user.map { "user \"\(TextEscaping.escaped($0))\"" } ?? "the client"
-                let hint = configuration.user == nil ? " (etcd authentication is on: give --etcd-user and --etcd-password-file)" : ""
-                throw .accessDenied("etcd refused \(who) on \(path): \(reason)\(hint)")
+                let refused = VaultError.accessDenied("etcd refused \(who) on \(path): \(reason)")
+                // etcd's authentication is on and no user was given: the remedy is to give one.
+                throw configuration.user == nil ? refused.with(.authenticate) : refused
             case .authenticationRefused(let reason):
                 throw .accessDenied("etcd refused user \"\(TextEscaping.escaped(configuration.user ?? ""))\": \(reason)")
+            case .refused(let reason):
+                // A client certificate with a CN: the etcd user must come from the configuration.
+                throw VaultError.backendUnavailable("etcd at \(endpoint.absoluteString) refused \(path): \(reason)").with(.authenticateByUser)
             default:
                 throw .backendUnavailable("etcd at \(endpoint.absoluteString) refused \(path): \(outcome.reason)")
             }
@@ -247,7 +251,7 @@ public final class EtcdClient: Sendable {
             // etcd's gateway refuses such certificates while its authentication is on (CVE-2018-16886).
             return .refused(
                 "etcd's JSON gateway refuses a client certificate with a Common Name while etcd authentication is on; "
-                    + "give vault a certificate without a CN (the etcd user comes from --etcd-user)")
+                    + "give vault a certificate without a CN")
         }
         return .failed("HTTP \(response.status.code)\(text.isEmpty ? "" : ": " + Self.clean(text))")
     }

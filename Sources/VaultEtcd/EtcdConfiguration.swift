@@ -4,20 +4,10 @@
 import Foundation
 import VaultStore
 
-/// Where the fleet's etcd is and how to talk to it, from the environment the `vault`
-/// command fills from its options (`--etcd-endpoints` is `VAULT_ETCD_ENDPOINTS`, and so on).
-///
-/// | variable | option | meaning |
-/// | --- | --- | --- |
-/// | `VAULT_ETCD_ENDPOINTS` | `--etcd-endpoints` | `URL,URL,…`: `https://` (or, to this machine, `http://`) host and port, no path |
-/// | `VAULT_ETCD_INSECURE_HTTP=1` | `--etcd-insecure-http` | allow `http://` to another machine (clear text) |
-/// | `VAULT_ETCD_PREFIX` | `--etcd-prefix` | the key prefix vault owns (default `/vault/`) |
-/// | `VAULT_ETCD_CACERT` | `--etcd-cacert` | PEM file of the CAs that sign the members' certificates |
-/// | `VAULT_ETCD_CERT`, `VAULT_ETCD_KEY` | `--etcd-cert`, `--etcd-key` | the client certificate and its key (PEM) |
-/// | `VAULT_ETCD_USER` | `--etcd-user` | etcd user name (etcd's own authentication) |
-/// | `VAULT_ETCD_PASSWORD_FILE` | `--etcd-password-file` | the file holding that user's password |
-/// | `VAULT_ETCD_TIMEOUT` | | seconds an operation may take over every endpoint (default 10) |
-/// | `VAULT_ETCD_LOCK_TTL` | | seconds the refresh lock's lease lives without keep-alive (default 5) |
+/// Where the fleet's etcd is and how to talk to it: typed, checked once by
+/// ``init(endpoints:prefix:caFile:certificateFile:keyFile:user:passwordFile:timeout:lockTTL:insecureHTTP:)``,
+/// which throws a ``Problem`` a program words with its own names (the `vault` command makes
+/// it from `--etcd-endpoints`, `--etcd-prefix`, … and `VAULT_ETCD_*`; see docs/fleet.md).
 public struct EtcdConfiguration: Sendable, Equatable {
     /// The members' client URLs, tried in order (the last one that answered first).
     public var endpoints: [URL]
@@ -36,7 +26,7 @@ public struct EtcdConfiguration: Sendable, Equatable {
     /// The TTL of the refresh lock's lease, in seconds.
     public var lockTTL: Int
     /// True when `http://` endpoints on other machines were explicitly allowed
-    /// (`VAULT_ETCD_INSECURE_HTTP=1`): the etcd password, its token and the sealed items
+    /// (`vault`: `--etcd-insecure-http`): the etcd password, its token and the sealed items
     /// then cross the network in clear text.
     public var insecureHTTP: Bool = false
 
@@ -46,65 +36,122 @@ public struct EtcdConfiguration: Sendable, Equatable {
     /// The default prefix.
     public static let defaultPrefix = "/vault/"
 
-    /// Reads and checks the configuration; `.invalidInput` (one line) for anything unusable.
-    public static func from(environment: [String: String]) throws(VaultError) -> EtcdConfiguration {
-        guard let list = environment["VAULT_ETCD_ENDPOINTS"], !list.isEmpty else {
-            throw .invalidInput("the etcd backend needs --etcd-endpoints URL,URL,... (or VAULT_ETCD_ENDPOINTS)")
+    /// The default ``timeout``: 10 s.
+    public static let defaultTimeout: Duration = .seconds(10)
+    /// The default ``lockTTL``: 5 s.
+    public static let defaultLockTTL = 5
+    /// The most endpoints a configuration may name.
+    public static let maximumEndpoints = 16
+
+    /// What is wrong with a configuration, for the program to word with its own names.
+    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// No endpoint was given.
+        case noEndpoints
+        /// More than ``EtcdConfiguration/maximumEndpoints`` endpoints.
+        case tooManyEndpoints
+        /// An endpoint that is not an etcd client URL (`http://` or `https://`, host and port, no
+        /// path); `endpoint` is nil when it carries user info (which may be a password, so it is
+        /// never repeated), else it is safe to show (escaped, at most 120 characters and `…`).
+        case badEndpoint(endpoint: String?, EndpointFault)
+        /// A client certificate without its key, or a key without its certificate.
+        case certificateWithoutKey
+        /// TLS files (CA, certificate, key) with a plain `http://` endpoint (`endpoint`).
+        case tlsFilesWithPlainHTTP(endpoint: String)
+        /// Plain `http://` to another machine (`endpoint`) without ``EtcdConfiguration/insecureHTTP``.
+        case plainHTTPToAnotherMachine(endpoint: String)
+        /// A user without a password file, or a password file without a user.
+        case userWithoutPasswordFile
+        /// A prefix that does not start with `/`, is longer than 256 bytes, or holds control characters.
+        case badPrefix
+
+        /// What is wrong with an endpoint.
+        public enum EndpointFault: Sendable, Equatable {
+            /// Not an etcd client URL.
+            case notAClientURL
+            /// A port that is not 1 to 65535.
+            case noUsablePort
         }
+
+        /// One line, in the library's words.
+        public var description: String {
+            switch self {
+            case .noEndpoints: "no etcd endpoint was given"
+            case .tooManyEndpoints: "at most \(EtcdConfiguration.maximumEndpoints) etcd endpoints"
+            case .badEndpoint(let endpoint, let fault):
+                "\(endpoint ?? "an endpoint with user info") "
+                    + (fault == .noUsablePort
+                        ? "has no usable port (1 to 65535)" : "is not an etcd client URL (http:// or https://host:port, no path)")
+            case .certificateWithoutKey: "a client certificate and its private key go together"
+            case .tlsFilesWithPlainHTTP(let endpoint): "TLS files are for https:// endpoints, and \(endpoint) is http://"
+            case .plainHTTPToAnotherMachine(let endpoint): "\(endpoint) is plain HTTP to another machine, which was not allowed"
+            case .userWithoutPasswordFile: "an etcd user and its password file go together"
+            case .badPrefix: "the prefix must start with / (at most 256 bytes, no control characters), like /vault/"
+            }
+        }
+    }
+
+    /// Checks and makes a configuration.
+    /// - Parameters:
+    ///   - endpoints: the members' client URLs as written (`https://host:port`; `http://`
+    ///     only to this machine unless `insecureHTTP`), at most ``maximumEndpoints``.
+    ///   - prefix: the key prefix vault owns (default ``defaultPrefix``; a missing final `/` is added).
+    ///   - caFile, certificateFile, keyFile: PEM files for `https://` endpoints (the last two together).
+    ///   - user, passwordFile: etcd's user and the file its password is read from (together).
+    ///   - timeout: the bound on one store operation; lockTTL: the refresh lock's lease, in seconds.
+    ///   - insecureHTTP: allow `http://` endpoints on other machines (clear text).
+    /// - Throws: the first ``Problem`` found.
+    public init(
+        endpoints raw: [String], prefix: String? = nil, caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil,
+        user: String? = nil, passwordFile: String? = nil, timeout: Duration = defaultTimeout, lockTTL: Int = defaultLockTTL,
+        insecureHTTP: Bool = false
+    ) throws(Problem) {
+        guard !raw.isEmpty else { throw .noEndpoints }
         var endpoints: [URL] = []
-        for raw in list.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            endpoints.append(try endpoint(raw))
-        }
-        guard endpoints.count <= 16 else { throw .invalidInput("--etcd-endpoints: at most 16 endpoints") }
-        let prefix = try prefix(environment["VAULT_ETCD_PREFIX"] ?? defaultPrefix)
-        let certificate = nonEmpty(environment["VAULT_ETCD_CERT"])
-        let key = nonEmpty(environment["VAULT_ETCD_KEY"])
-        guard (certificate == nil) == (key == nil) else {
-            throw .invalidInput("--etcd-cert and --etcd-key go together (a client certificate and its private key)")
-        }
-        let insecureHTTP: Bool
-        switch environment["VAULT_ETCD_INSECURE_HTTP"] ?? "" {
-        case "", "0": insecureHTTP = false
-        case "1": insecureHTTP = true
-        default: throw .invalidInput("VAULT_ETCD_INSECURE_HTTP must be 1 (allow http:// to other machines) or 0")
-        }
+        for endpoint in raw { endpoints.append(try Self.endpoint(endpoint.trimmingCharacters(in: .whitespaces))) }
+        guard endpoints.count <= Self.maximumEndpoints else { throw .tooManyEndpoints }
+        let prefix = try Self.prefix(prefix ?? Self.defaultPrefix)
+        let certificate = Self.nonEmpty(certificateFile)
+        let key = Self.nonEmpty(keyFile)
+        guard (certificate == nil) == (key == nil) else { throw .certificateWithoutKey }
         let plain = endpoints.filter { $0.scheme == "http" }
-        let caFile = nonEmpty(environment["VAULT_ETCD_CACERT"])
-        if !plain.isEmpty, caFile != nil || certificate != nil {
-            // They would be silently unused for those endpoints: the user meant TLS.
-            throw .invalidInput(
-                "--etcd-cacert, --etcd-cert and --etcd-key are for https:// endpoints, and \(plain[0].absoluteString) is http://: use https://")
+        let caFile = Self.nonEmpty(caFile)
+        // They would be silently unused for those endpoints: the user meant TLS.
+        if !plain.isEmpty, caFile != nil || certificate != nil { throw .tlsFilesWithPlainHTTP(endpoint: plain[0].absoluteString) }
+        if !insecureHTTP, let remote = plain.first(where: { !Self.isLoopback($0.host ?? "") }) {
+            throw .plainHTTPToAnotherMachine(endpoint: remote.absoluteString)
         }
-        if !insecureHTTP, let remote = plain.first(where: { !isLoopback($0.host ?? "") }) {
-            throw .invalidInput(
-                "--etcd-endpoints: \(remote.absoluteString) is plain HTTP to another machine: the etcd password, its token and "
-                    + "the fleet's items would cross the network in clear text; use https:// (see docs/fleet.md), "
-                    + "or allow it with --etcd-insecure-http (VAULT_ETCD_INSECURE_HTTP=1)")
-        }
-        let user = nonEmpty(environment["VAULT_ETCD_USER"])
-        let passwordFile = nonEmpty(environment["VAULT_ETCD_PASSWORD_FILE"])
-        guard (user == nil) == (passwordFile == nil) else {
-            throw .invalidInput("--etcd-user and --etcd-password-file go together (the password is never an argument)")
-        }
-        return EtcdConfiguration(
-            endpoints: endpoints, prefix: prefix, caFile: caFile, certificateFile: certificate,
-            keyFile: key, user: user, passwordFile: passwordFile,
-            timeout: try seconds(environment["VAULT_ETCD_TIMEOUT"], name: "VAULT_ETCD_TIMEOUT", default: 10, range: 0.5...600),
-            lockTTL: Int(try seconds(environment["VAULT_ETCD_LOCK_TTL"], name: "VAULT_ETCD_LOCK_TTL", default: 5, range: 2...60)),
-            insecureHTTP: insecureHTTP)
+        let user = Self.nonEmpty(user)
+        let passwordFile = Self.nonEmpty(passwordFile)
+        guard (user == nil) == (passwordFile == nil) else { throw .userWithoutPasswordFile }
+        self.init(
+            endpoints: endpoints, prefix: prefix, caFile: caFile, certificateFile: certificate, keyFile: key, user: user,
+            passwordFile: passwordFile, timeout: timeout, lockTTL: lockTTL, insecureHTTP: insecureHTTP)
+    }
+
+    private init(
+        endpoints: [URL], prefix: String, caFile: String?, certificateFile: String?, keyFile: String?, user: String?, passwordFile: String?,
+        timeout: Duration, lockTTL: Int, insecureHTTP: Bool
+    ) {
+        self.endpoints = endpoints
+        self.prefix = prefix
+        self.caFile = caFile
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+        self.user = user
+        self.passwordFile = passwordFile
+        self.timeout = timeout
+        self.lockTTL = lockTTL
+        self.insecureHTTP = insecureHTTP
     }
 
     /// The endpoints as given, for messages.
     public var endpointList: String { endpoints.map(\.absoluteString).joined(separator: ", ") }
 
-    private static func endpoint(_ raw: String) throws(VaultError) -> URL {
-        func refuse(_ why: String = "is not an etcd client URL (http:// or https://host:port, no path)") -> VaultError {
+    private static func endpoint(_ raw: String) throws(Problem) -> URL {
+        func refuse(_ fault: Problem.EndpointFault = .notAClientURL) -> Problem {
             // A URL with user info may carry a password: never repeat it; nor a huge one.
-            let shown =
-                raw.contains("@")
-                ? "an endpoint with user info (use --etcd-user and --etcd-password-file)"
-                : "\"\(TextEscaping.escaped(String(raw.prefix(120))))\(raw.count > 120 ? "…" : "")\""
-            return .invalidInput("--etcd-endpoints: \(shown) \(why)")
+            let shown = raw.contains("@") ? nil : "\"\(TextEscaping.escaped(String(raw.prefix(120))))\(raw.count > 120 ? "…" : "")\""
+            return .badEndpoint(endpoint: shown, fault)
         }
         guard raw.utf8.count <= 2048, let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty, host.utf8.count <= 253, url.user == nil, url.password == nil, url.query == nil,
@@ -116,7 +163,7 @@ public struct EtcdConfiguration: Sendable, Equatable {
         var port: Int?
         if authority.contains(":") && !authority.hasSuffix("]") {
             guard !written.isEmpty, written.count <= 5, written.allSatisfy(\.isASCII), let number = Int(written), (1...65535).contains(number)
-            else { throw refuse("has no usable port (1 to 65535)") }
+            else { throw refuse(.noUsablePort) }
             port = number
         }
         guard port == url.port else { throw refuse() }
@@ -134,7 +181,7 @@ public struct EtcdConfiguration: Sendable, Equatable {
             }
     }
 
-    private static func prefix(_ raw: String) throws(VaultError) -> String {
+    private static func prefix(_ raw: String) throws(Problem) -> String {
         // No control, format (bidi) or separator characters: the prefix is shown in messages.
         let shown: (Unicode.Scalar) -> Bool = { scalar in
             switch scalar.properties.generalCategory {
@@ -143,33 +190,9 @@ public struct EtcdConfiguration: Sendable, Equatable {
             }
         }
         guard raw.hasPrefix("/"), raw.utf8.count <= 256, raw.unicodeScalars.allSatisfy(shown) else {
-            throw .invalidInput("--etcd-prefix must start with / (at most 256 bytes, no control characters), like /vault/")
+            throw .badPrefix
         }
         return raw.hasSuffix("/") ? raw : raw + "/"
-    }
-
-    private static func seconds(
-        _ raw: String?, name: String, default fallback: Double, range: ClosedRange<Double>
-    ) throws(VaultError)
-        -> Duration
-    {
-        guard let raw, !raw.isEmpty else { return .milliseconds(Int(fallback * 1000)) }
-        guard let value = Double(raw), value.isFinite, range.contains(value) else {
-            throw .invalidInput("\(name) must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return .milliseconds(Int(value * 1000))
-    }
-
-    private static func seconds(
-        _ raw: String?, name: String, default fallback: Int, range: ClosedRange<Int>
-    ) throws(VaultError)
-        -> Int
-    {
-        guard let raw, !raw.isEmpty else { return fallback }
-        guard let value = Int(raw), range.contains(value) else {
-            throw .invalidInput("\(name) must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return value
     }
 
     private static func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }

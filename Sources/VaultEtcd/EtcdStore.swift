@@ -14,8 +14,9 @@ import VaultStore
 ///   sealed item each), `locks/<hidden name>` (the fleet's refresh locks, see
 ///   ``EtcdAccountLocking``). Nothing else under the prefix, or outside it, is read or written.
 /// - The passphrase comes from ``PassphraseSource`` (the file backend's sources) only when
-///   the fleet's keys are first needed, at most once per instance. Reading an empty fleet
-///   (no parameters record) asks for nothing and finds nothing.
+///   the fleet's keys are first needed, at most once per instance, and the key cache is
+///   used by the file backend's rules (``KeyUnlocker``). Reading an empty fleet (no
+///   parameters record) asks for nothing and finds nothing.
 /// - Every write is one etcd transaction guarded by the parameters record's `mod_revision`,
 ///   so no item is ever sealed under keys the fleet no longer uses; the parameters record
 ///   itself is created by a transaction that succeeds only while it does not exist, so
@@ -26,7 +27,8 @@ import VaultStore
 public final class EtcdStore: SecureStore {
     /// The connection to etcd.
     public let client: EtcdClient
-    private let passphraseSource: PassphraseSource
+    /// The passphrase (once per instance) and the key cache.
+    private let unlocker: KeyUnlocker
     private let newFleetKDF: KDFParameters
     private let state = Mutex(State())
     /// Held while the fleet's keys are read or created, so threads that first use this
@@ -35,7 +37,6 @@ public final class EtcdStore: SecureStore {
     private let opening = Mutex(())
 
     private struct State {
-        var passphrase: Secret?
         var keys: FleetFormat.Keys?
         /// The parameters record the keys belong to, and its revision.
         var record: [UInt8]?
@@ -53,13 +54,12 @@ public final class EtcdStore: SecureStore {
     ///     kernel-keyring cache, `VAULT_KEY_CACHE_TTL`), or nil.
     public init(client: EtcdClient, passphrase: PassphraseSource, kdf: KDFParameters = .default, keyCache: KeyCachePolicy? = nil) {
         self.client = client
-        self.passphraseSource = passphrase
+        self.unlocker = KeyUnlocker(passphrase: passphrase, keyCache: keyCache)
         self.newFleetKDF = kdf
-        self.keyCache = keyCache
     }
 
     /// Where derived keys are kept between processes, or nil.
-    public let keyCache: KeyCachePolicy?
+    public var keyCache: KeyCachePolicy? { unlocker.keyCache }
 
     /// `"etcd"`; see ``SecureStore/backendName``.
     public var backendName: String { "etcd" }
@@ -203,13 +203,13 @@ public final class EtcdStore: SecureStore {
                     return nil
                 }
                 let parameters = FleetFormat.Parameters(kdf: newFleetKDF, salt: VaultFileFormat.newSalt())
-                let passphrase = try passphrase(for: .create)
+                let passphrase = try unlocker.passphrase(for: .create)
                 let master = try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master
                 let keys = FleetFormat.Keys(master: master)
                 let record = FleetFormat.record(parameters, keys: keys, recordKey: parametersKey)
                 switch try client.write(.put(parametersKey, record), guards: [(parametersKey, 0)]) {
                 case .written(let revision):
-                    keep(master, passphrase: passphrase, record: record)
+                    unlocker.keep(master, cacheName: cacheName(record: record))
                     return remember(record: record, keys: keys, revision: revision)
                 case .conflict(let raced):
                     // Another machine created the fleet meanwhile: take theirs, next round.
@@ -221,29 +221,15 @@ public final class EtcdStore: SecureStore {
                 return remember(record: entry.value, keys: kept, revision: entry.modRevision)
             }
             let parameters = try FleetFormat.parse(entry.value)
-            // The key cache first: a kept key that does not verify the record is dropped. A
-            // passphrase given without a prompt must be the kept key's (its verifier, one
-            // HMAC), else the key is derived from it as without a cache: a wrong one is
-            // `.wrongPassphrase`. With none given, a kept key serves.
-            if let keyCache, let cacheName = cacheName(record: entry.value), let payload = keyCache.cache.load(cacheName),
-                let kept = CachedVaultKey(payload: payload)
-            {
-                let keys = FleetFormat.Keys(master: SymmetricKey(data: kept.master))
-                if !FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) {
-                    keyCache.cache.remove(cacheName)
-                } else if try givenPassphrase().map(kept.admits) ?? true {
-                    keyCache.notice?("the fleet key of \(prefix) came from the key cache")
-                    return remember(record: entry.value, keys: keys, revision: entry.modRevision)
-                }
-            }
-            let passphrase = try passphrase(for: .unlock)
-            let master = try parameters.kdf.deriveKeys(passphrase: passphrase, salt: parameters.salt).master
-            let keys = FleetFormat.Keys(master: master)
-            guard FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) else {
-                state.withLock { $0.passphrase = nil }
-                throw .wrongPassphrase
-            }
-            keep(master, passphrase: passphrase, record: entry.value)
+            // The key cache first, then the passphrase; one that does not verify the record
+            // is `.wrongPassphrase` (``KeyUnlocker``).
+            let keys = try unlocker.unlock(
+                kdf: parameters.kdf, salt: parameters.salt, cacheName: cacheName(record: entry.value),
+                notice: "the fleet key of \(prefix) came from the key cache"
+            ) { master -> FleetFormat.Keys? in
+                let keys = FleetFormat.Keys(master: master)
+                return FleetFormat.verify(entry.value, keys: keys, recordKey: parametersKey) ? keys : nil
+            }.opened
             return remember(record: entry.value, keys: keys, revision: entry.modRevision)
         }
         throw .backendUnavailable("the fleet's parameters record in etcd kept changing")
@@ -251,23 +237,6 @@ public final class EtcdStore: SecureStore {
 
     /// How many times ``adopt(_:create:)`` reads or races for the parameters record.
     static let adoptionRounds = 5
-
-    /// Keeps `master` (derived from `passphrase`) in the key cache with its passphrase
-    /// verifier, when there is a cache that stores new keys and etcd said which cluster it is.
-    private func keep(_ master: SymmetricKey, passphrase: Secret, record: [UInt8]) {
-        guard let keyCache, keyCache.storesNewKeys, let cacheName = cacheName(record: record) else { return }
-        let entry = CachedVaultKey(master: master.withUnsafeBytes { Array($0) }, passphrase: passphrase)
-        keyCache.cache.store(cacheName, key: entry.payload, lifetime: keyCache.lifetime)
-    }
-
-    /// The passphrase given without a prompt (``PassphraseSource/givenPassphrase()``), read
-    /// once per instance; nil when only a prompt is left.
-    private func givenPassphrase() throws(VaultError) -> Secret? {
-        if let known = state.withLock({ $0.passphrase }) { return known }
-        guard let given = try passphraseSource.givenPassphrase() else { return nil }
-        state.withLock { $0.passphrase = given }
-        return given
-    }
 
     /// The key cache's name for the fleet of `record` on the cluster that answered, or nil
     /// (no cache then) when etcd did not say which cluster it is.
@@ -282,13 +251,5 @@ public final class EtcdStore: SecureStore {
             state.revision = revision
         }
         return Fleet(keys: keys, revision: revision)
-    }
-
-    /// The passphrase, asked once per instance.
-    private func passphrase(for purpose: PassphrasePurpose) throws(VaultError) -> Secret {
-        if let known = state.withLock({ $0.passphrase }) { return known }
-        let passphrase = try passphraseSource.passphrase(for: purpose)
-        state.withLock { $0.passphrase = passphrase }
-        return passphrase
     }
 }

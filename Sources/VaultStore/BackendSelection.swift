@@ -47,18 +47,24 @@ public enum BackendRegistry {
 public struct BackendDecision: Sendable, Equatable, CustomStringConvertible {
     /// The chosen backend's kind (never `auto`).
     public var kind: BackendKind
-    /// One line saying why: `forced by --backend or VAULT_BACKEND`, or `auto: …` followed by the chosen
+    /// One line saying why: `forced` (``forced``), or `auto: …` followed by the chosen
     /// backend's ``Viability/reason`` or, when earlier backends could not run, their reasons joined by `; `.
     public var reason: String
+    /// True when the caller asked for this backend (no choice was made): a program says
+    /// how (`vault`: `--backend` or `VAULT_BACKEND`).
+    public var forced: Bool
+    /// The ``reason`` of a forced backend.
+    public static let forcedReason = "forced"
     /// What the chosen backend answered when `auto` asked it (nil when it was forced), so
     /// opening it need not ask again.
     public var viability: Viability?
 
-    /// Creates a decision; normally made by ``BackendSelection/decide(requested:environment:probeTimeout:)``.
-    public init(kind: BackendKind, reason: String, viability: Viability? = nil) {
+    /// Creates a decision; normally made by ``BackendSelection/decide(requested:context:probeTimeout:)``.
+    public init(kind: BackendKind, reason: String, viability: Viability? = nil, forced: Bool = false) {
         self.kind = kind
         self.reason = reason
         self.viability = viability
+        self.forced = forced
     }
 
     /// `KIND: REASON`, e.g. `file: auto: DBUS_SESSION_BUS_ADDRESS is not set`.
@@ -76,40 +82,25 @@ public struct BackendDecision: Sendable, Equatable, CustomStringConvertible {
 
 /// Decides between the backends. It never triggers D-Bus autolaunch and never hangs.
 public enum BackendSelection {
-    /// The environment variable that forces a backend (`auto`, `secret-service`, `file`, `etcd`).
-    public static let environmentVariable = "VAULT_BACKEND"
-
-    /// Resolves `requested` (or `$VAULT_BACKEND`, else `auto`) into a concrete backend.
+    /// Resolves `requested` into a concrete backend.
     ///
-    /// `auto` asks each backend of ``automaticOrder`` whether it can run here: the Secret
-    /// Service only when `DBUS_SESSION_BUS_ADDRESS` is set in `environment` and
-    /// `org.freedesktop.secrets` answers on that bus within `probeTimeout` (see
-    /// `SecretServiceProbe`); otherwise the encrypted file, with the Secret Service's
-    /// reason ("DBUS_SESSION_BUS_ADDRESS is not set", "no answer from the session bus at …",
-    /// "no Secret Service on the session bus"). With the variable unset nothing
-    /// of GLib or libsecret is called, so D-Bus autolaunch can never happen. A forced
-    /// backend is returned as is, without probing.
+    /// `auto` asks each backend of ``automaticOrder`` whether it can run with `context`:
+    /// the Secret Service only when the context names a session bus
+    /// (``StandardLocations/sessionBusAddress``) and `org.freedesktop.secrets` answers on
+    /// it within `probeTimeout` (see `SecretServiceProbe`); otherwise the encrypted file,
+    /// with the Secret Service's reason ("DBUS_SESSION_BUS_ADDRESS is not set", "no answer
+    /// from the session bus at …", "no Secret Service on the session bus"). Without a bus
+    /// nothing of GLib or libsecret is called, so D-Bus autolaunch can never happen. A
+    /// forced backend is returned as is, without probing (``BackendDecision/forced``).
     public static func decide(
-        requested: BackendKind?, environment: [String: String],
-        probeTimeout: Duration = SecretServiceProbe.defaultTimeout
+        requested: BackendKind = .auto, context: BackendContext, probeTimeout: Duration = SecretServiceProbe.defaultTimeout
     ) throws(VaultError) -> BackendDecision {
-        let kind: BackendKind
-        if let requested {
-            kind = requested
-        } else if let raw = environment[environmentVariable], !raw.isEmpty {
-            guard let parsed = BackendKind(rawValue: raw) else {
-                throw .invalidInput("\(environmentVariable)=\(raw) is not one of auto, secret-service, file, etcd")
-            }
-            kind = parsed
-        } else {
-            kind = .auto
-        }
-        if kind != .auto {
-            return BackendDecision(kind: kind, reason: "forced by --backend or \(environmentVariable)")
+        if requested != .auto {
+            return BackendDecision(kind: requested, reason: BackendDecision.forcedReason, forced: true)
         }
         var reasons: [String] = []
         for backend in automaticOrder {
-            let viability = backend.viability(environment: environment, probeTimeout: probeTimeout)
+            let viability = backend.viability(context, probeTimeout: probeTimeout)
             if viability.usable {
                 // Choosing a later backend is explained by why the earlier ones could not run.
                 let why = reasons.isEmpty ? viability.reason : reasons.joined(separator: "; ")

@@ -57,11 +57,12 @@ public enum RefreshLock {
         return "\(directory)/refresh-\(String(hasher.value, radix: 16)).lock"
     }
 
-    /// The user's lock directory: `$VAULT_LOCK_DIR`, else `HOME/.cache/vault/locks` with
-    /// HOME taken from the user's account (the password database), not from the session,
-    /// so a desktop shell, a cron job and a systemd service of one user share it.
+    /// The user's lock directory: `HOME/.cache/vault/locks` with HOME taken from the user's
+    /// account (the password database), not from the session (`environment`'s `HOME` only
+    /// when the account has none), so a desktop shell, a cron job and a systemd service of
+    /// one user share it. (A program that wants another directory says so with
+    /// ``Placement/directory(_:)``: the `vault` command's `VAULT_LOCK_DIR`.)
     public static func perUserDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let explicit = environment["VAULT_LOCK_DIR"], explicit.hasPrefix("/") { return explicit }
         var home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
         if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
             let fromAccount = String(cString: directory)

@@ -9,9 +9,9 @@ public protocol StoreBackend: Sendable {
     /// Its `--backend` name.
     static var kind: BackendKind { get }
 
-    /// Whether it can run with `environment`, and why, within `probeTimeout`. Never starts
+    /// Whether it can run with `context`, and why, within `probeTimeout`. Never starts
     /// a service, never hangs.
-    static func viability(environment: [String: String], probeTimeout: Duration) -> Viability
+    static func viability(_ context: BackendContext, probeTimeout: Duration) -> Viability
 
     /// Opens the store. `viability` is what selection already saw (nil when the backend was
     /// forced), so a backend need not ask the same question twice.
@@ -32,33 +32,43 @@ public struct Viability: Sendable, Equatable {
     }
 }
 
-/// What a program gives a backend to open itself with.
+/// What a program gives a backend to open itself with: typed configuration, never an
+/// environment to parse (the `vault` command turns its options and `VAULT_*` variables
+/// into these; only ``locations`` comes from the process environment, by the rules of
+/// ``StandardLocations``).
 public struct BackendContext: Sendable {
-    /// The environment (`VAULT_FILE`, `VAULT_PASSPHRASE…`, `VAULT_LOCK_TIMEOUT`, the bus).
-    public var environment: [String: String]
-    /// `--passphrase-file`, when given.
-    public var passphraseFile: String?
-    /// Who can be asked for a passphrase (the `vault` command's terminal prompt), if anyone.
-    public var prompter: (any SecretPrompter)?
+    /// The session bus, the XDG directories, systemd's credentials.
+    public var locations: StandardLocations
+    /// The encrypted file's path and lock timeout.
+    public var file: FileStoreConfiguration
+    /// Where the passphrase of the vault file (or a fleet) comes from.
+    public var passphrase: PassphraseSource
+    /// The work factor of new vault files and fleets.
+    public var kdf: KDFParameters
+    /// Where derived keys are kept between processes (with its notices and whether it may
+    /// add keys: ``KeyCachePolicy/readOnly``), or nil for no key cache.
+    public var keyCache: KeyCachePolicy?
     /// What to do with a keyring's prompts.
     public var prompts: PromptPolicy
-    /// Told, in one line, where a store's key came from (`--verbose`), or nil.
-    public var notice: (@Sendable (String) -> Void)?
-    /// False when the store may use a key kept in the key cache but must add none
-    /// (`vault exec` leaves no key behind that was not there before it ran).
-    public var storesNewCachedKeys = true
+    /// The configuration of backends from other modules, by kind (the etcd backend's
+    /// `EtcdConfiguration`); each backend documents the type it reads.
+    public var configurations: [BackendKind: any Sendable]
 
-    /// Creates a context: by default no passphrase file, no prompter, ``PromptPolicy/never``
-    /// and no notices.
+    /// Creates a context: by default the vault file at ``StandardLocations/defaultVaultFile``,
+    /// no passphrase source but a failing one, the default work factor, no key cache and
+    /// ``PromptPolicy/never``.
     public init(
-        environment: [String: String], passphraseFile: String? = nil, prompter: (any SecretPrompter)? = nil,
-        prompts: PromptPolicy = .never, notice: (@Sendable (String) -> Void)? = nil
+        locations: StandardLocations, file: FileStoreConfiguration? = nil, passphrase: PassphraseSource = .standard(given: []),
+        kdf: KDFParameters = .default, keyCache: KeyCachePolicy? = nil, prompts: PromptPolicy = .never,
+        configurations: [BackendKind: any Sendable] = [:]
     ) {
-        self.environment = environment
-        self.passphraseFile = passphraseFile
-        self.prompter = prompter
+        self.locations = locations
+        self.file = file ?? FileStoreConfiguration(path: locations.defaultVaultFile)
+        self.passphrase = passphrase
+        self.kdf = kdf
+        self.keyCache = keyCache
         self.prompts = prompts
-        self.notice = notice
+        self.configurations = configurations
     }
 }
 
@@ -68,10 +78,12 @@ public enum SecretServiceBackend: StoreBackend {
     /// ``BackendKind/secretService``; see ``StoreBackend/kind``.
     public static let kind = BackendKind.secretService
 
-    /// Runs ``SecretServiceProbe/probe(environment:timeout:)`` and appends how long it took to its reason;
-    /// see ``StoreBackend/viability(environment:probeTimeout:)``.
-    public static func viability(environment: [String: String], probeTimeout: Duration) -> Viability {
-        let probe = SecretServiceProbe.probe(environment: environment, timeout: probeTimeout)
+    /// Runs ``SecretServiceProbe/probe(environment:timeout:)`` on the context's session bus
+    /// (``StandardLocations/sessionBusAddress``) and appends how long it took to its reason;
+    /// see ``StoreBackend/viability(_:probeTimeout:)``.
+    public static func viability(_ context: BackendContext, probeTimeout: Duration) -> Viability {
+        let bus = context.locations.sessionBusAddress.map { [SecretServiceProbe.busAddressVariable: $0] } ?? [:]
+        let probe = SecretServiceProbe.probe(environment: bus, timeout: probeTimeout)
         let milliseconds = Double(probe.elapsed.components.attoseconds) / 1e15 + Double(probe.elapsed.components.seconds) * 1000
         return Viability(usable: probe.available, reason: "\(probe.reason) (probe \((milliseconds * 10).rounded() / 10) ms)")
     }
@@ -90,36 +102,23 @@ public enum EncryptedFileBackend: StoreBackend {
     /// ``BackendKind/file``; see ``StoreBackend/kind``.
     public static let kind = BackendKind.file
 
-    /// Always usable; the reason names the vault file (``EncryptedFileStore/defaultPath(environment:)``).
-    /// Touches nothing on disk; see ``StoreBackend/viability(environment:probeTimeout:)``.
-    public static func viability(environment: [String: String], probeTimeout: Duration) -> Viability {
-        Viability(usable: true, reason: "the encrypted file \(EncryptedFileStore.defaultPath(environment: environment))")
+    /// Always usable; the reason names the vault file (``BackendContext/file``). Touches
+    /// nothing on disk; see ``StoreBackend/viability(_:probeTimeout:)``.
+    public static func viability(_ context: BackendContext, probeTimeout: Duration) -> Viability {
+        Viability(usable: true, reason: "the encrypted file \(context.file.path)")
     }
 
-    /// An ``EncryptedFileStore`` at the default path, with ``PassphraseSource/standard(file:environment:prompter:)``,
-    /// ``KDFParameters/forNewFiles(environment:)``, ``lockTimeout(_:)`` and the key cache
-    /// ``KeyCachePolicy/fromEnvironment(_:cache:)`` asks for. Nothing is read and no passphrase is asked for
-    /// until the first operation; only a bad `VAULT_KEY_CACHE_TTL` throws. See ``StoreBackend/open(_:viability:)``.
+    /// ``store(_:)``; see ``StoreBackend/open(_:viability:)``.
     public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
-        try store(context)
+        store(context)
     }
 
-    /// The encrypted file store `context` names (`vault passwd`, `lock` and `unlock` need the concrete type).
-    public static func store(_ context: BackendContext) throws(VaultError) -> EncryptedFileStore {
-        let environment = context.environment
-        return EncryptedFileStore(
-            path: EncryptedFileStore.defaultPath(environment: environment),
-            passphrase: .standard(file: context.passphraseFile, environment: environment, prompter: context.prompter),
-            kdf: .forNewFiles(environment: environment), lockTimeout: lockTimeout(environment),
-            keyCache: try KeyCachePolicy.from(context))
-    }
-
-    /// `VAULT_LOCK_TIMEOUT` (seconds, 0.1 to 3600; default 10): how long a write waits
-    /// for another process's lock on the vault file.
-    public static func lockTimeout(_ environment: [String: String]) -> Duration {
-        guard let raw = environment["VAULT_LOCK_TIMEOUT"], let seconds = Double(raw), seconds.isFinite,
-            (0.1...3600).contains(seconds)
-        else { return .seconds(10) }
-        return .milliseconds(Int(seconds * 1000))
+    /// The encrypted file store `context` names, with its passphrase source, work factor
+    /// and key cache (`vault passwd`, `lock` and `unlock` need the concrete type). Nothing is
+    /// read and no passphrase is asked for until the first operation.
+    public static func store(_ context: BackendContext) -> EncryptedFileStore {
+        EncryptedFileStore(
+            path: context.file.path, passphrase: context.passphrase, kdf: context.kdf, lockTimeout: context.file.lockTimeout,
+            keyCache: context.keyCache)
     }
 }

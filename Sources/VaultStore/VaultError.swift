@@ -35,6 +35,10 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// process or machine past the caller's bound, or the wait for it was cancelled; the
     /// message names the lock. Nothing was changed.
     case lockTimeout(String)
+    /// `error`, with what fixes it (``Remedy``): the library says *what* to do, the program
+    /// that embeds it says *how* with its own names (the `vault` command with its options
+    /// and variables). Its exit code and its kind are `error`'s (``withoutRemedy``).
+    indirect case remedied(VaultError, Remedy)
 
     /// One line for a person: the problem and, where there is one, the fix. Never contains a secret
     /// (``notFound(_:)`` names the account and server only).
@@ -52,6 +56,63 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .accessDenied(let why): why
         case .conflict(let why): why
         case .lockTimeout(let why): why
+        case .remedied(let error, let remedy): "\(error.description) (\(remedy.description))"
+        }
+    }
+
+    /// This error without its remedy: the case a caller branches on.
+    public var withoutRemedy: VaultError {
+        if case .remedied(let error, _) = self { return error.withoutRemedy }
+        return self
+    }
+
+    /// What fixes this error, when the library knows.
+    public var remedy: Remedy? {
+        if case .remedied(_, let remedy) = self { return remedy }
+        return nil
+    }
+
+    /// This error with `remedy`.
+    public func with(_ remedy: Remedy) -> VaultError { .remedied(withoutRemedy, remedy) }
+
+    /// What the caller of a store can do about an error, named without any program's
+    /// options or variables (a program words it: ``VaultError/remedied(_:_:)``).
+    public enum Remedy: Sendable, Equatable, CustomStringConvertible {
+        /// Give the passphrase without a prompt (``PassphraseSource/Given``): nobody can be asked.
+        case givePassphrase
+        /// Give the new passphrase of a change without a prompt: nobody can be asked.
+        case giveNewPassphrase
+        /// Turn the key cache on (``KeyCachePolicy``): it is off.
+        case enableKeyCache
+        /// Use another backend: this one cannot run here.
+        case useAnotherBackend
+        /// Create the keyring's default collection as `how` says, or use another backend.
+        case createCollection(String)
+        /// Authenticate: the backend wants a user and its password, and none was given.
+        case authenticate
+        /// Name the backend's user in the configuration (not in a client certificate).
+        case authenticateByUser
+        /// Give TLS files (CAs, a client certificate and its key) in PEM.
+        case givePEMFiles
+        /// Name the real file, not a symbolic link to it.
+        case useRealFile
+        /// Wait longer for another process's lock (a longer lock timeout).
+        case waitLonger
+
+        /// The remedy in the library's own words.
+        public var description: String {
+            switch self {
+            case .givePassphrase: "give a passphrase: a file, a systemd credential or the passphrase itself"
+            case .giveNewPassphrase: "give the new passphrase"
+            case .enableKeyCache: "give the store a key cache policy"
+            case .useAnotherBackend: "use another backend"
+            case .createCollection(let how): how
+            case .authenticate: "the backend's authentication is on: give a user and its password"
+            case .authenticateByUser: "the user comes from the configuration"
+            case .givePEMFiles: "they must be PEM"
+            case .useRealFile: "name the real file"
+            case .waitLonger: "a longer lock timeout waits longer"
+            }
         }
     }
 }

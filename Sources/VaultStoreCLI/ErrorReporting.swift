@@ -6,12 +6,12 @@ import VaultStore
 
 // Where a command's error becomes one line on stderr and the exit code `ExitStatus` gives it.
 
-/// Runs `body`; a `VaultError` becomes one line on stderr and its exit code.
+/// Runs `body`; a `VaultError` becomes one line on stderr (``VaultError/worded``) and its exit code.
 package func reportingErrors(_ body: () throws(VaultError) -> Void) throws(ExitCode) {
     do {
         try body()
     } catch {
-        Terminal.note(error.description)
+        Terminal.note(error.worded)
         throw ExitCode(ExitStatus.of(error))
     }
 }

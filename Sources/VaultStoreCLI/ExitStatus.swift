@@ -28,6 +28,7 @@ public enum ExitStatus {
         case .invalidInput: usage
         case .locked, .notApproved, .accessDenied, .wrongPassphrase, .corrupted, .unsupportedFormat: authentication
         case .backendUnavailable, .permission, .conflict, .lockTimeout: unavailable
+        case .remedied(let error, _): of(error)
         }
     }
 }

@@ -42,7 +42,7 @@ public struct StoreCommand: ParsableCommand {
     /// lives in a module this executable does not link (etcd, with its networking): then
     /// `vault-auth`, which has every backend, runs the command. Nothing has been read yet.
     static func needsAnotherBackend(_ arguments: [String], environment: [String: String]) -> Bool {
-        var requested = environment[BackendSelection.environmentVariable]
+        var requested = environment[StoreVariables.backend]
         var index = 1
         while index < arguments.count, arguments[index] != "--" {
             if arguments[index] == "--backend", index + 1 < arguments.count {

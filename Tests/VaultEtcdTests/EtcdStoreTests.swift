@@ -17,12 +17,10 @@ import VaultTesting
 struct EtcdStoreTests {
     static let passphrase = "fleet passphrase 7d2a"
 
-    func configuration(prefix: String? = nil, endpoints: String? = nil, timeout: String = "6") throws -> EtcdConfiguration {
-        try EtcdConfiguration.from(environment: [
-            "VAULT_ETCD_ENDPOINTS": try endpoints ?? EtcdTestEnvironment.endpoints(),
-            "VAULT_ETCD_PREFIX": prefix ?? EtcdTestEnvironment.uniquePrefix(), "VAULT_ETCD_TIMEOUT": timeout,
-            "VAULT_ETCD_LOCK_TTL": "2",
-        ])
+    func configuration(prefix: String? = nil, endpoints: String? = nil, timeout: Duration = .seconds(6)) throws -> EtcdConfiguration {
+        try EtcdConfiguration(
+            endpoints: (try endpoints ?? EtcdTestEnvironment.endpoints()).split(separator: ",").map(String.init),
+            prefix: prefix ?? EtcdTestEnvironment.uniquePrefix(), timeout: timeout, lockTTL: 2)
     }
 
     func store(_ configuration: EtcdConfiguration, passphrase: String = passphrase) throws -> EtcdStore {
@@ -116,9 +114,15 @@ struct EtcdStoreTests {
         #expect(asked.withLock { $0 } == 1, "a key that does not verify the record is dropped and the passphrase asked")
     }
 
+    /// The typed checks; the command's parsing of its options and variables, and its
+    /// wording, are `EtcdSettingsTests` (VaultCLITests).
     @Test func plainHTTPIsForThisMachineUnlessAllowedAndTLSFilesNeedHTTPS() throws {
-        func parse(_ endpoints: String, _ extra: [String: String] = [:]) throws(VaultError) -> EtcdConfiguration {
-            try EtcdConfiguration.from(environment: ["VAULT_ETCD_ENDPOINTS": endpoints].merging(extra) { $1 })
+        func parse(
+            _ endpoints: String, caFile: String? = nil, certificate: String? = nil, key: String? = nil, insecure: Bool = false
+        ) throws(EtcdConfiguration.Problem) -> EtcdConfiguration {
+            try EtcdConfiguration(
+                endpoints: endpoints.split(separator: ",").map(String.init), caFile: caFile, certificateFile: certificate, keyFile: key,
+                insecureHTTP: insecure)
         }
         for loopback in ["http://127.0.0.1:2379", "http://127.8.9.10:2379", "http://localhost:2379", "http://LOCALHOST:2379", "http://[::1]:2379"] {
             #expect(throws: Never.self, "\(loopback)") { try parse(loopback) }
@@ -127,17 +131,28 @@ struct EtcdStoreTests {
             "http://10.0.0.11:2379", "http://0.0.0.0:2379", "http://127.0.0.1.example.com:2379", "http://localhost.example.com:2379",
             "http://[fe80::1]:2379", "http://[::ffff:10.0.0.1]:2379", "https://127.0.0.1:2379,http://etcd:2379",
         ] {
-            #expect("\(remote)") { try parse(remote) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
-            let allowed = try parse(remote, ["VAULT_ETCD_INSECURE_HTTP": "1"])
+            do throws(EtcdConfiguration.Problem) {
+                _ = try parse(remote)
+                Issue.record("accepted \(remote)")
+            } catch {
+                guard case .plainHTTPToAnotherMachine = error else {
+                    Issue.record("\(remote): \(error)")
+                    continue
+                }
+            }
+            let allowed = try parse(remote, insecure: true)
             #expect(allowed.insecureHTTP)
         }
-        #expect { try parse("http://10.0.0.11:2379", ["VAULT_ETCD_INSECURE_HTTP": "true"]) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
         #expect(try parse("https://10.0.0.11:2379").usesTLS)
         #expect(try !parse("http://127.0.0.1:2379").usesTLS)
-        for tls in [["VAULT_ETCD_CACERT": "/ca.pem"], ["VAULT_ETCD_CERT": "/c.pem", "VAULT_ETCD_KEY": "/k.pem"]] {
-            #expect { try parse("http://127.0.0.1:2379", tls) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
-            #expect { try parse("https://127.0.0.1:2379,http://127.0.0.1:2380", tls) } throws: { sameCase($0, as: VaultError.invalidInput("")) }
-            #expect(throws: Never.self) { try parse("https://127.0.0.1:2379", tls) }
+        for (ca, certificate, key) in [("/ca.pem", nil, nil), (nil, "/c.pem", "/k.pem")] as [(String?, String?, String?)] {
+            #expect(throws: EtcdConfiguration.Problem.tlsFilesWithPlainHTTP(endpoint: "http://127.0.0.1:2379")) {
+                try parse("http://127.0.0.1:2379", caFile: ca, certificate: certificate, key: key)
+            }
+            #expect(throws: EtcdConfiguration.Problem.tlsFilesWithPlainHTTP(endpoint: "http://127.0.0.1:2380")) {
+                try parse("https://127.0.0.1:2379,http://127.0.0.1:2380", caFile: ca, certificate: certificate, key: key)
+            }
+            #expect(throws: Never.self) { try parse("https://127.0.0.1:2379", caFile: ca, certificate: certificate, key: key) }
         }
     }
 
@@ -298,7 +313,7 @@ struct EtcdStoreTests {
     }
 
     @Test func noEndpointAnsweringIsUnavailableWithinTheTimeoutNamingThem() throws {
-        let store = try store(configuration(endpoints: "http://127.0.0.1:1,http://127.0.0.1:9", timeout: "2"))
+        let store = try store(configuration(endpoints: "http://127.0.0.1:1,http://127.0.0.1:9", timeout: .seconds(2)))
         let start = ContinuousClock.now
         do {
             _ = try store.load(server: "s", account: "a")
@@ -313,27 +328,24 @@ struct EtcdStoreTests {
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 
+    /// The command's own cases (its variables, its wording) are `EtcdSettingsTests` (VaultCLITests).
     @Test func badConfigurationsAreOneLineEach() {
-        let cases: [[String: String]] = [
-            [:], ["VAULT_ETCD_ENDPOINTS": "ftp://h:1"], ["VAULT_ETCD_ENDPOINTS": "http://h:1/v3"],
-            ["VAULT_ETCD_ENDPOINTS": "http://u:p@h:1"], ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_PREFIX": "vault"],
-            ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_CERT": "/c"], ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_USER": "u"],
-            ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_TIMEOUT": "nan"], ["VAULT_ETCD_ENDPOINTS": "http://h:1,"],
-            ["VAULT_ETCD_ENDPOINTS": "http://127.0.0.1:65536"], ["VAULT_ETCD_ENDPOINTS": "http://127.0.0.1:99999999999999999999"],
-            ["VAULT_ETCD_ENDPOINTS": "http://127.0.0.1:0"], ["VAULT_ETCD_ENDPOINTS": "http://127.0.0.1:"],
-            ["VAULT_ETCD_ENDPOINTS": "http://" + String(repeating: "h", count: 100_000) + ":1"],
-            ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_PREFIX": "/bidi\u{202E}/"],
-            ["VAULT_ETCD_ENDPOINTS": "http://h:1", "VAULT_ETCD_PREFIX": "/nel\u{85}/"],
+        let cases: [(endpoints: [String], prefix: String?, certificate: String?, user: String?)] = [
+            ([], nil, nil, nil), (["ftp://h:1"], nil, nil, nil), (["http://h:1/v3"], nil, nil, nil), (["http://u:p@h:1"], nil, nil, nil),
+            (["http://h:1"], "vault", nil, nil), (["http://h:1"], nil, "/c", nil), (["http://h:1"], nil, nil, "u"),
+            (["http://h:1", ""], nil, nil, nil),
+            (["http://127.0.0.1:65536"], nil, nil, nil), (["http://127.0.0.1:99999999999999999999"], nil, nil, nil),
+            (["http://127.0.0.1:0"], nil, nil, nil), (["http://127.0.0.1:"], nil, nil, nil),
+            (["http://" + String(repeating: "h", count: 100_000) + ":1"], nil, nil, nil),
+            (["http://h:1"], "/bidi\u{202E}/", nil, nil), (["http://h:1"], "/nel\u{85}/", nil, nil),
+            (Array(repeating: "http://127.0.0.1:1", count: EtcdConfiguration.maximumEndpoints + 1), nil, nil, nil),
         ]
-        for environment in cases {
-            do {
-                _ = try EtcdConfiguration.from(environment: environment)
-                Issue.record("accepted \(environment)")
+        for given in cases {
+            do throws(EtcdConfiguration.Problem) {
+                _ = try EtcdConfiguration(endpoints: given.endpoints, prefix: given.prefix, certificateFile: given.certificate, user: given.user)
+                Issue.record("accepted \(given)")
             } catch {
-                guard case .invalidInput(let why) = error else {
-                    Issue.record("\(environment): \(error)")
-                    continue
-                }
+                let why = error.description
                 #expect(!why.contains("\n") && !why.contains("u:p") && why.count < 400, "\(why.prefix(200))")
             }
         }
@@ -440,9 +452,7 @@ struct EtcdStoreTests {
             let start = ContinuousClock.now
             #expect {
                 _ = try EtcdClient(
-                    configuration: EtcdConfiguration.from(environment: [
-                        "VAULT_ETCD_ENDPOINTS": "http://127.0.0.1:1", "VAULT_ETCD_USER": "u", "VAULT_ETCD_PASSWORD_FILE": fifo,
-                    ]))
+                    configuration: EtcdConfiguration(endpoints: ["http://127.0.0.1:1"], user: "u", passwordFile: fifo))
             } throws: {
                 sameCase($0, as: VaultError.invalidInput("")) && "\($0)".contains("FIFO")
             }

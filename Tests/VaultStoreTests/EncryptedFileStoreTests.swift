@@ -142,8 +142,5 @@ let testKDF = KDFParameters(log2N: 10)
         #expect { try KDFParameters(log2N: 30).checkReadable() } throws: { sameCase($0, as: VaultError.corrupted("")) }
         #expect { try KDFParameters(log2N: 20, r: 64).checkReadable() } throws: { sameCase($0, as: VaultError.corrupted("")) }
         try KDFParameters.default.checkReadable()
-        #expect(KDFParameters.forNewFiles(environment: [:]) == .default)
-        #expect(KDFParameters.forNewFiles(environment: ["VAULT_TEST_KDF_LOG2N": "10"]).log2N == 10)
-        #expect(KDFParameters.forNewFiles(environment: ["VAULT_TEST_KDF_LOG2N": "3"]) == .default)
     }
 }

@@ -192,18 +192,6 @@ struct KeyCacheTests {
             #expect(!KeyCachePolicy.isVaultName(other, prefix: "vault:"), "\(other)")
         }
     }
-
-    @Test("VAULT_KEY_CACHE_TTL: default 600, 0 is off, anything else but whole seconds up to a week is refused")
-    func policyFromEnvironment() throws {
-        #expect(try KeyCachePolicy.fromEnvironment([:], cache: MemoryKeyCache())?.lifetime == 600)
-        #expect(try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": "5"], cache: MemoryKeyCache())?.lifetime == 5)
-        #expect(try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": "0"], cache: MemoryKeyCache()) == nil)
-        for bad in ["-1", "1.5", "x", "604801", "99999999999999999999"] {
-            #expect { try KeyCachePolicy.fromEnvironment(["VAULT_KEY_CACHE_TTL": bad], cache: MemoryKeyCache()) } throws: {
-                sameCase($0, as: VaultError.invalidInput(""))
-            }
-        }
-    }
 }
 
 @Suite("Passphrase files")

@@ -192,13 +192,19 @@ struct SecretServiceStoreTests {
 
 /// Automatic backend choice, in-process (the CLI tests time whole processes).
 @Suite struct BackendSelectionTests {
+    /// A context on the locations `environment` names (the variables a protocol defines).
+    static func context(_ environment: [String: String]) -> BackendContext {
+        BackendContext(locations: StandardLocations(environment: environment))
+    }
+
     @Test func forcedBackendsAreNotProbed() throws {
-        #expect(try BackendSelection.decide(requested: .file, environment: [:]).kind == .file)
-        #expect(try BackendSelection.decide(requested: .secretService, environment: [:]).kind == .secretService)
-        #expect(try BackendSelection.decide(requested: nil, environment: ["VAULT_BACKEND": "file"]).kind == .file)
-        #expect { try BackendSelection.decide(requested: nil, environment: ["VAULT_BACKEND": "keychain"]) } throws: {
-            sameCase($0, as: VaultError.invalidInput(""))
-        }
+        // A bus that would hang a probe: a forced backend never asks it.
+        let hanging = Self.context(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/socket"])
+        #expect(try BackendSelection.decide(requested: .file, context: hanging).kind == .file)
+        #expect(try BackendSelection.decide(requested: .file, context: hanging).forced)
+        #expect(try BackendSelection.decide(requested: .secretService, context: hanging).kind == .secretService)
+        #expect(try BackendSelection.decide(requested: .secretService, context: hanging).viability == nil)
+        #expect(try !BackendSelection.decide(requested: .auto, context: Self.context([:])).forced)
     }
 
     @Test func autoWithoutABusChoosesTheFileAtOnce() throws {
@@ -212,7 +218,7 @@ struct SecretServiceStoreTests {
             var environment: [String: String] = ["HOME": NSTemporaryDirectory()]
             environment["DBUS_SESSION_BUS_ADDRESS"] = address
             let start = ContinuousClock.now
-            let decision = try BackendSelection.decide(requested: .auto, environment: environment)
+            let decision = try BackendSelection.decide(requested: .auto, context: Self.context(environment))
             let elapsed = ContinuousClock.now - start
             print("auto with DBUS_SESSION_BUS_ADDRESS=\(address ?? "(unset)"): \(decision) in \(elapsed)")
             #expect(decision.kind == .file)
@@ -229,7 +235,7 @@ struct SecretServiceStoreTests {
             defer { listener.close() }
             let start = ContinuousClock.now
             let decision = try BackendSelection.decide(
-                requested: .auto, environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(path)"],
+                requested: .auto, context: Self.context(["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(path)"]),
                 probeTimeout: .milliseconds(300))
             let elapsed = ContinuousClock.now - start
             print("auto with a mute bus: \(decision) in \(elapsed)")
@@ -243,8 +249,7 @@ struct SecretServiceStoreTests {
     func autoChoosesTheSecretServiceWhenItAnswers() throws {
         try KeyringTestEnvironment.require()
         let start = ContinuousClock.now
-        let decision = try BackendSelection.decide(
-            requested: nil, environment: ProcessInfo.processInfo.environment.filter { $0.key != "VAULT_BACKEND" })
+        let decision = try BackendSelection.decide(requested: .auto, context: Self.context(ProcessInfo.processInfo.environment))
         print("auto with the test keyring: \(decision) in \(ContinuousClock.now - start)")
         #expect(decision.kind == .secretService)
         #expect(decision.reason.contains("answers"))

@@ -59,9 +59,9 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             }
         }
-        let coolDown = ReauthenticationSettings.coolDown(store.environment)
+        let coolDown = ReauthenticationSettings.coolDown(store.variables)
         let report = StatusReport(statuses: statuses, now: now, coolDown: coolDown)
-        let backend = decision.map { ($0.kind.rawValue, $0.reason) } ?? ("unknown", "")
+        let backend = decision.map { ($0.kind.rawValue, $0.wordedReason) } ?? ("unknown", "")
         if json {
             Terminal.print(report.json(backend: backend.0, reason: backend.1))
         } else {

@@ -6,12 +6,13 @@ extension EncryptedFileStore {
     public var lockDirectory: String? { FileOperations.directory(of: path) }
 
     /// The vault file's lock (``lockPath``), waited for at most ``lockTimeout``; a wait that
-    /// gives up says which setting bounds it.
+    /// gives up carries the remedy ``VaultError/Remedy/waitLonger``.
     func takeLock() throws(VaultError) -> FileLock {
         do {
             return try FileLock(path: lockPath, timeout: lockTimeout)
-        } catch .lockTimeout(let why) {
-            throw .lockTimeout("\(why) (VAULT_LOCK_TIMEOUT)")
+        } catch {
+            guard case .lockTimeout = error else { throw error }
+            throw error.with(.waitLonger)
         }
     }
 }

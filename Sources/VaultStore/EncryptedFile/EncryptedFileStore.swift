@@ -34,16 +34,16 @@ import Synchronization
 public final class EncryptedFileStore: SecureStore {
     /// The vault file.
     public let path: String
-    private let passphraseSource: PassphraseSource
+    /// The passphrase (once per instance) and the key cache.
+    private let unlocker: KeyUnlocker
     private let newFileKDF: KDFParameters
     /// How long a write waits for another process's lock before giving up.
     public let lockTimeout: Duration
     private let state = Mutex(State())
     /// Where derived keys are kept between processes, or nil.
-    public let keyCache: KeyCachePolicy?
+    public var keyCache: KeyCachePolicy? { unlocker.keyCache }
 
     private struct State {
-        var passphrase: Secret?
         var header: VaultFileFormat.Header?
         var keys: VaultKeys?
         /// The header and keys for a file this instance is about to create.
@@ -64,17 +64,17 @@ public final class EncryptedFileStore: SecureStore {
         keyCache: KeyCachePolicy? = nil
     ) {
         self.path = path
-        self.keyCache = keyCache
-        self.passphraseSource = passphrase
+        self.unlocker = KeyUnlocker(passphrase: passphrase, keyCache: keyCache)
         self.newFileKDF = kdf
         self.lockTimeout = lockTimeout
     }
 
-    /// `$VAULT_FILE`, else `${XDG_DATA_HOME:-$HOME/.local/share}/vault/vault.db`.
-    public static func defaultPath(environment: [String: String]) -> String {
-        if let file = environment["VAULT_FILE"], !file.isEmpty { return file }
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return "\(data)/vault/vault.db" }
-        return "\(environment["HOME"] ?? "/root")/.local/share/vault/vault.db"
+    /// A store on the vault `configuration` names; see ``init(path:passphrase:kdf:lockTimeout:keyCache:)``.
+    public convenience init(
+        _ configuration: FileStoreConfiguration, passphrase: PassphraseSource, kdf: KDFParameters = .default,
+        keyCache: KeyCachePolicy? = nil
+    ) {
+        self.init(path: configuration.path, passphrase: passphrase, kdf: kdf, lockTimeout: configuration.lockTimeout, keyCache: keyCache)
     }
 
     /// True when there is something at ``path`` (a vault file, or what the store will
@@ -84,8 +84,9 @@ public final class EncryptedFileStore: SecureStore {
     /// `"file"`; see ``SecureStore/backendName``.
     public var backendName: String { "file" }
 
-    /// The lock file beside the vault that every read-modify-write holds (a ``FileLock``).
-    /// Refresh locks are other files in the same directory (``lockDirectory``).
+    /// The lock file beside the vault: every read-modify-write of this store holds an
+    /// exclusive `flock` on it. (The refresh locks of the accounts kept here are other files
+    /// in the same directory, ``lockDirectory``.)
     public var lockPath: String { path + ".lock" }
 
     /// Validates the key, then adds or replaces the item in one read-modify-write under the file lock,
@@ -147,8 +148,8 @@ public final class EncryptedFileStore: SecureStore {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
             }
             // Opened with the cached key: a new passphrase still needs the current one.
-            try confirmPassphrase(header: current, keys: currentKeys, state: &state)
-            guard newPassphrase != state.passphrase else {
+            try unlocker.confirmPassphrase(of: currentKeys.master, kdf: current.kdf, salt: current.salt)
+            guard newPassphrase != unlocker.knownPassphrase else {
                 throw .invalidInput("the new passphrase is the same as the current one; the vault is unchanged")
             }
             let header = VaultFileFormat.Header(kdf: newFileKDF, salt: VaultFileFormat.newSalt())
@@ -161,9 +162,9 @@ public final class EncryptedFileStore: SecureStore {
             }
             let oldHeader = state.header
             try write(items, header: header, keys: keys, state: &state)
-            state.passphrase = newPassphrase
+            unlocker.remember(newPassphrase)
             if let oldHeader { keyCache?.cache.remove(KeyCachePolicy.name(path: path, header: oldHeader)) }
-            keepInCache(keys, header: header, passphrase: newPassphrase)
+            unlocker.keep(keys.master, cacheName: KeyCachePolicy.name(path: path, header: header))
             _ = consume lock
         }
     }
@@ -195,7 +196,7 @@ public final class EncryptedFileStore: SecureStore {
                 let created = state.newFile != nil && state.newFile?.header == header
                 try write(items, header: header, keys: keys, state: &state)
                 state.newFile = nil
-                if created { keepInCache(keys, header: header, passphrase: state.passphrase) }
+                if created { unlocker.keep(keys.master, cacheName: KeyCachePolicy.name(path: path, header: header)) }
             }
             _ = consume lock
         }
@@ -211,7 +212,7 @@ public final class EncryptedFileStore: SecureStore {
     /// passphrase (asked for as `.create` only when `mayAsk`).
     private func newFileKeys(_ state: inout State, mayAsk: Bool = false) throws(VaultError) -> (VaultFileFormat.Header, VaultKeys) {
         if let prepared = state.newFile { return prepared }
-        let passphrase = try obtainPassphrase(.create, state: &state, mayAsk: mayAsk)
+        let passphrase = try unlocker.passphrase(for: .create, mayAsk: mayAsk)
         let header = VaultFileFormat.Header(kdf: newFileKDF, salt: VaultFileFormat.newSalt())
         let keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
         state.newFile = (header, keys)
@@ -219,86 +220,39 @@ public final class EncryptedFileStore: SecureStore {
     }
 
     /// The items in the file now, or nil when there is no file. Decrypts only when the
-    /// file's bytes differ from the last ones seen; derives keys only when its header
-    /// differs. Without `mayAsk` it never asks for a passphrase (it holds the lock).
+    /// file's bytes differ from the last ones seen; finds keys (``KeyUnlocker``: the key
+    /// cache, else the passphrase, asked again at a terminal after a refusal) only when its
+    /// header differs. Without `mayAsk` it never asks for a passphrase (it holds the lock).
     private func currentItems(_ state: inout State, mayAsk: Bool = true) throws(VaultError) -> [CredentialKey: Credential]? {
         guard let bytes = try FileOperations.readPrivateFile(path) else { return nil }
         if let seen = state.snapshotBytes, seen == bytes { return state.snapshotItems }
         let header = try VaultFileFormat.parseHeader(bytes)
-        var keys: VaultKeys
-        var source = KeySource.derived
-        let cacheName = keyCache.map { _ in KeyCachePolicy.name(path: path, header: header) }
-        if let known = state.keys, state.header == header {
-            keys = known
-            source = .memory
-        } else if let kept = try keptKeys(named: cacheName, state: &state) {
-            keys = kept
-            source = .keyCache
-        } else {
-            let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: mayAsk)
-            keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
-        }
-        var body: [UInt8]
+        let keys: VaultKeys
+        let body: [UInt8]
         do {
-            body = try VaultFileFormat.open(bytes, keys: keys)
+            if let known = state.keys, state.header == header {
+                keys = known
+                body = try VaultFileFormat.open(bytes, keys: known)
+            } else {
+                let cacheName = keyCache.map { _ in KeyCachePolicy.name(path: path, header: header) }
+                (keys, body) = try unlocker.unlock(
+                    kdf: header.kdf, salt: header.salt, cacheName: cacheName, notice: "the key of \(path) came from the key cache",
+                    mayAsk: mayAsk, asksAgain: true
+                ) { master throws(VaultError) -> (VaultKeys, [UInt8])? in
+                    let keys = VaultKeys(master: master)
+                    do throws(VaultError) {
+                        return (keys, try VaultFileFormat.open(bytes, keys: keys))
+                    } catch {
+                        guard error == .wrongPassphrase else { throw error }
+                        return nil
+                    }
+                }.opened
+            }
         } catch {
-            guard source == .keyCache else {
-                guard error == .wrongPassphrase else { throw error }
-                forgetKeys(&state)
-                guard source == .derived else { throw error }
-                (keys, body) = try askAgain(bytes, header: header, state: &state, mayAsk: mayAsk)
-                return try remember(bytes, header: header, keys: keys, body: body, source: source, cacheName: cacheName, state: &state)
-            }
-            // A kept key that does not open the file is dropped; the passphrase decides.
-            if let cacheName { keyCache?.cache.remove(cacheName) }
-            let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: mayAsk)
-            keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
-            source = .derived
-            do {
-                body = try VaultFileFormat.open(bytes, keys: keys)
-            } catch {
-                guard error == .wrongPassphrase else { throw error }
-                forgetKeys(&state)
-                (keys, body) = try askAgain(bytes, header: header, state: &state, mayAsk: mayAsk)
-            }
+            if error == .wrongPassphrase { forgetKeys(&state) }
+            throw error
         }
-        return try remember(bytes, header: header, keys: keys, body: body, source: source, cacheName: cacheName, state: &state)
-    }
-
-    /// After a refused passphrase: asks again while the source does (a terminal prompt,
-    /// ``PassphraseSource/maximumTries`` in all; never a given passphrase, never without
-    /// `mayAsk`), and returns the keys and body of the first one that opens the file.
-    /// `.wrongPassphrase` when none does.
-    private func askAgain(
-        _ bytes: [UInt8], header: VaultFileFormat.Header, state: inout State, mayAsk: Bool
-    ) throws(VaultError) -> (VaultKeys, [UInt8]) {
-        var attempt = 1
-        while mayAsk, let passphrase = try passphraseSource.passphraseAfterRefusal(attempt: attempt) {
-            attempt += 1
-            let keys = try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt)
-            do {
-                let body = try VaultFileFormat.open(bytes, keys: keys)
-                state.passphrase = passphrase
-                return (keys, body)
-            } catch {
-                guard error == .wrongPassphrase else { throw error }
-            }
-        }
-        throw .wrongPassphrase
-    }
-
-    /// Decodes the opened `body`, keeps the derived key in the cache when it is new, and
-    /// remembers the file's bytes, header, keys and items; returns the items.
-    private func remember(
-        _ bytes: [UInt8], header: VaultFileFormat.Header, keys: VaultKeys, body: [UInt8], source: KeySource, cacheName: String?,
-        state: inout State
-    ) throws(VaultError) -> [CredentialKey: Credential] {
         let items = try ItemCodec.decode(body)
-        if source == .derived, let cacheName, let keyCache, keyCache.storesNewKeys, let passphrase = state.passphrase {
-            keyCache.cache.store(
-                cacheName, key: CachedVaultKey(master: keys.masterBytes, passphrase: passphrase).payload, lifetime: keyCache.lifetime)
-        }
-        if source == .keyCache { keyCache?.notice?("the key of \(path) came from the key cache") }
         state.header = header
         state.keys = keys
         state.snapshotBytes = bytes
@@ -306,34 +260,10 @@ public final class EncryptedFileStore: SecureStore {
         return items
     }
 
-    /// Where the keys that opened a file came from.
-    private enum KeySource { case memory, keyCache, derived }
-
     private func forgetKeys(_ state: inout State) {
-        state.passphrase = nil
+        unlocker.forgetPassphrase()
         state.keys = nil
         state.header = nil
-    }
-
-    /// The keys the cache keeps under `name`, if any, and if they may serve: with no
-    /// passphrase given, a kept key serves; a given one must be the kept key's (its
-    /// verifier), else nil and the caller derives the key from it.
-    private func keptKeys(named name: String?, state: inout State) throws(VaultError) -> VaultKeys? {
-        guard let keyCache, let name, let payload = keyCache.cache.load(name), let kept = CachedVaultKey(payload: payload) else {
-            return nil
-        }
-        if state.passphrase == nil { state.passphrase = try passphraseSource.givenPassphrase() }
-        if let given = state.passphrase, !kept.admits(given) { return nil }
-        return VaultKeys(master: SymmetricKey(data: kept.master))
-    }
-
-    /// Keeps `keys`, derived from `passphrase`, in the cache (when there is one that stores
-    /// new keys) for the policy's lifetime.
-    private func keepInCache(_ keys: VaultKeys, header: VaultFileFormat.Header, passphrase: Secret?) {
-        guard let keyCache, keyCache.storesNewKeys, let passphrase else { return }
-        keyCache.cache.store(
-            KeyCachePolicy.name(path: path, header: header), key: CachedVaultKey(master: keys.masterBytes, passphrase: passphrase).payload,
-            lifetime: keyCache.lifetime)
     }
 
     // MARK: - The key cache (`vault lock`, `vault unlock`)
@@ -347,14 +277,14 @@ public final class EncryptedFileStore: SecureStore {
     /// file or without a policy; false when the cache refused the key.
     @discardableResult
     public func cacheKey(lifetime: Int? = nil) throws(VaultError) -> Bool {
-        guard let keyCache else { throw .invalidInput("the key cache is off (VAULT_KEY_CACHE_TTL=0 or --no-key-cache)") }
+        guard let keyCache else { throw VaultError.invalidInput("the key cache is off").with(.enableKeyCache) }
         return try state.withLock { state throws(VaultError) in
             guard try currentItems(&state, mayAsk: true) != nil, let header = state.header, let keys = state.keys else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
             }
             // A kept key alone never lengthens its own life: the passphrase is needed (given or asked).
-            try confirmPassphrase(header: header, keys: keys, state: &state)
-            guard let passphrase = state.passphrase else { return false }
+            try unlocker.confirmPassphrase(of: keys.master, kdf: header.kdf, salt: header.salt)
+            guard let passphrase = unlocker.knownPassphrase else { return false }
             return keyCache.cache.store(
                 KeyCachePolicy.name(path: path, header: header), key: CachedVaultKey(master: keys.masterBytes, passphrase: passphrase).payload,
                 lifetime: lifetime ?? keyCache.lifetime)
@@ -367,30 +297,6 @@ public final class EncryptedFileStore: SecureStore {
         guard let cache = cache ?? keyCache?.cache, let bytes = try FileOperations.readPrivateFile(path) else { return }
         cache.remove(KeyCachePolicy.name(path: path, header: try VaultFileFormat.parseHeader(bytes)))
         state.withLock { forgetKeys(&$0) }
-    }
-
-    /// Makes sure the passphrase is known and is the one of `keys` (a vault opened with a
-    /// kept key may not know it yet): given or asked for now, checked by deriving the key.
-    /// `.wrongPassphrase` when it is not the current one.
-    private func confirmPassphrase(header: VaultFileFormat.Header, keys: VaultKeys, state: inout State) throws(VaultError) {
-        guard state.passphrase == nil else { return }
-        let passphrase = try obtainPassphrase(.unlock, state: &state, mayAsk: true)
-        guard try header.kdf.deriveKeys(passphrase: passphrase, salt: header.salt).masterBytes == keys.masterBytes else {
-            state.passphrase = nil
-            throw .wrongPassphrase
-        }
-    }
-
-    /// The passphrase already known, else the source's (remembered). Never asks when
-    /// `mayAsk` is false: that is a bug in the caller, not something to prompt for.
-    private func obtainPassphrase(_ purpose: PassphrasePurpose, state: inout State, mayAsk: Bool) throws(VaultError) -> Secret {
-        if let known = state.passphrase { return known }
-        guard mayAsk else {
-            throw .backendUnavailable("the vault file was re-keyed by another process while this command ran; run it again")
-        }
-        let passphrase = try passphraseSource.passphrase(for: purpose)
-        state.passphrase = passphrase
-        return passphrase
     }
 
     private func write(

@@ -42,7 +42,7 @@ enum FileOperations {
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
-            if code == ELOOP { throw .permission("refusing \(path): it is a symbolic link; point VAULT_FILE at the real file") }
+            if code == ELOOP { throw VaultError.permission("refusing \(path): it is a symbolic link").with(.useRealFile) }
             throw error(code, "cannot open \(path)")
         }
         defer { close(fd) }
@@ -134,11 +134,14 @@ enum FileOperations {
         }
     }
 
-    /// For tests only: `VAULT_TEST_WRITE_DELAY_MS` holds a written, unrenamed temporary
-    /// file for that long (at most 10 s), so a test can kill a writer mid-write for sure.
+    /// For tests only, in debug builds only (a release build has no such hook):
+    /// `VAULT_TEST_WRITE_DELAY_MS` holds a written, unrenamed temporary file for that long
+    /// (at most 10 s), so a test can kill a writer mid-write for sure.
     private static func pauseBeforeRenameForTests() {
-        guard let raw = getenv("VAULT_TEST_WRITE_DELAY_MS"), let milliseconds = UInt32(String(cString: raw)) else { return }
-        usleep(min(milliseconds, 10_000) * 1000)
+        #if DEBUG
+            guard let raw = getenv("VAULT_TEST_WRITE_DELAY_MS"), let milliseconds = UInt32(String(cString: raw)) else { return }
+            usleep(min(milliseconds, 10_000) * 1000)
+        #endif
     }
 
     private static func tempPrefix(for path: String) -> String { ".\(fileName(of: path)).tmp-" }

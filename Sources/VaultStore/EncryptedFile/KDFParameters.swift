@@ -27,25 +27,12 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
     /// N = 2^17, r = 8, p = 1: 128 MiB of memory.
     public static let `default` = KDFParameters(log2N: 17)
 
-    /// The weakest work factor a new file may be written with (tests use it).
+    /// The weakest work factor a new file may be written with (tests use it: the `vault`
+    /// command's debug builds take `VAULT_TEST_KDF_LOG2N`, from this to the default's).
     public static let minimumLog2N: UInt8 = 10
 
     /// The largest memory a file may ask for when it is read: 1 GiB.
     public static let maximumMemory = 1 << 30
-
-    /// Environment variable that lowers the work factor of *newly written* files, for
-    /// tests only: `VAULT_TEST_KDF_LOG2N=10`. Files record their own factor, so a file
-    /// written this way stays cheap to open; never set it for real vaults.
-    public static let testOverrideVariable = "VAULT_TEST_KDF_LOG2N"
-
-    /// The parameters for new files: the default, or the test override when it is set
-    /// to a value from `minimumLog2N` to the default.
-    public static func forNewFiles(environment: [String: String]) -> KDFParameters {
-        guard let raw = environment[testOverrideVariable], let log2N = UInt8(raw),
-            (minimumLog2N...KDFParameters.default.log2N).contains(log2N)
-        else { return .default }
-        return KDFParameters(log2N: log2N)
-    }
 
     /// The memory scrypt needs with these parameters, in bytes.
     public var memory: Int { 128 * r.asInt * p.asInt << Int(log2N) }

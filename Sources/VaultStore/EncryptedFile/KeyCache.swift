@@ -91,30 +91,10 @@ public struct KeyCachePolicy: Sendable {
     /// The longest lifetime accepted: one week.
     public static let maximumLifetime = 7 * 86_400
 
-    /// The policy `VAULT_KEY_CACHE_TTL` asks for (seconds, default 600; 0 turns the cache off),
-    /// on the kernel's keyring; nil when off. A value that is not a whole number from 0 to a
-    /// week is `.invalidInput`.
-    public static func fromEnvironment(
-        _ environment: [String: String], cache: any DerivedKeyCache = KernelKeyring()
-    )
-        throws(VaultError) -> KeyCachePolicy?
-    {
-        var lifetime = defaultLifetime
-        if let text = environment["VAULT_KEY_CACHE_TTL"], !text.isEmpty {
-            guard let value = Int(text), (0...maximumLifetime).contains(value) else {
-                throw .invalidInput("VAULT_KEY_CACHE_TTL must be a whole number of seconds from 0 (off) to \(maximumLifetime)")
-            }
-            lifetime = value
-        }
-        return lifetime == 0 ? nil : KeyCachePolicy(cache: cache, lifetime: lifetime)
-    }
-
-    /// The policy for a store opened in `context`: ``fromEnvironment(_:cache:)`` of its
-    /// environment, with its notices, read-only when it stores no new cached keys.
-    public static func from(_ context: BackendContext) throws(VaultError) -> KeyCachePolicy? {
-        guard let policy = try fromEnvironment(context.environment) else { return nil }
-        return KeyCachePolicy(
-            cache: policy.cache, lifetime: policy.lifetime, storesNewKeys: context.storesNewCachedKeys, notice: context.notice)
+    /// The policy that keeps keys in the kernel's user keyring (``KernelKeyring``) for
+    /// `lifetime` seconds.
+    public static func kernelKeyring(lifetime: Int = defaultLifetime) -> KeyCachePolicy {
+        KeyCachePolicy(cache: KernelKeyring(), lifetime: lifetime)
     }
 
     /// The name a vault file's key is kept under: `vault:` and 32 hex digits of a hash of the

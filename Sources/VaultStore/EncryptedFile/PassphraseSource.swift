@@ -16,7 +16,7 @@ public enum PassphrasePurpose: Sendable, Equatable {
     /// To create a new vault file (a terminal prompt asks twice).
     case create
     /// The new passphrase of `vault passwd` (a terminal prompt asks twice); see
-    /// `PassphraseSource.newPassphrase(file:environment:)`.
+    /// ``PassphraseSource/newPassphrase(file:prompter:)``.
     case change
 }
 
@@ -39,11 +39,11 @@ extension SecretPrompter {
 
 /// Where the passphrase of an encrypted vault comes from.
 ///
-/// `standard` looks in this order, first found wins: an explicit file
-/// (`--passphrase-file`), `VAULT_PASSPHRASE_FILE`, `$CREDENTIALS_DIRECTORY/vault-passphrase`
-/// (systemd `LoadCredential=`), `VAULT_PASSPHRASE`, then the `prompter` (the `vault`
-/// command's no-echo terminal prompt), when one is given and available. With none of them
-/// it fails at once with a message that lists them.
+/// ``standard(given:prompter:)`` takes the passphrases a program was given (``Given``: files,
+/// a systemd credential, the passphrase itself), first present wins, then asks the
+/// `prompter` (the `vault` command's no-echo terminal prompt), when one is given and
+/// available. The `vault` command lists `--passphrase-file`, `VAULT_PASSPHRASE_FILE`,
+/// `$CREDENTIALS_DIRECTORY/vault-passphrase` and `VAULT_PASSPHRASE`, in that order.
 public struct PassphraseSource: Sendable {
     private let obtain: @Sendable (PassphrasePurpose) throws(VaultError) -> Secret
     private let given: @Sendable () throws(VaultError) -> Secret?
@@ -94,58 +94,77 @@ public struct PassphraseSource: Sendable {
         PassphraseSource(given: { passphrase }) { _ in passphrase }
     }
 
-    /// The lookup order described above. `file` is the `--passphrase-file` option.
-    public static func standard(
-        file: String? = nil, environment: [String: String], prompter: (any SecretPrompter)? = nil
-    ) -> PassphraseSource {
+    /// A passphrase given without a prompt: where ``standard(given:prompter:)`` looks, in
+    /// the order of its list.
+    public enum Given: Sendable {
+        /// A passphrase file (``readPassphraseFile(_:what:)``; `-` is standard input), read
+        /// when the passphrase is first needed.
+        case file(String)
+        /// systemd's `LoadCredential=vault-passphrase`: the file `vault-passphrase` in this
+        /// directory (``StandardLocations/credentialsDirectory``), used when it exists.
+        case systemdCredential(directory: String)
+        /// The passphrase itself (an embedding program that holds it, a variable).
+        case value(Secret)
+
+        /// The file of a systemd credential.
+        static func credentialFile(_ directory: String) -> String { "\(directory)/vault-passphrase" }
+
+        /// True when this source holds a passphrase now (a credential file that exists,
+        /// a passphrase that is not empty).
+        var isPresent: Bool {
+            switch self {
+            case .file(let path): !path.isEmpty
+            case .systemdCredential(let directory): !directory.isEmpty && access(Self.credentialFile(directory), F_OK) == 0
+            case .value(let secret): !secret.isEmpty
+            }
+        }
+
+        /// The passphrase this source holds (read from its file).
+        func read() throws(VaultError) -> Secret {
+            switch self {
+            case .file(let path): try readPassphraseFile(path)
+            case .systemdCredential(let directory): try readPassphraseFile(Self.credentialFile(directory))
+            case .value(let secret): secret
+            }
+        }
+    }
+
+    /// The first of `given` that is present, else the `prompter` (the `vault` command's
+    /// no-echo terminal prompt), when one is given and available. With none of them it
+    /// fails at once: `.invalidInput` with the remedy ``VaultError/Remedy/givePassphrase``.
+    /// A given passphrase is read when first needed, and never read again after a refusal
+    /// (a FIFO or standard input gives it once).
+    public static func standard(given sources: [Given], prompter: (any SecretPrompter)? = nil) -> PassphraseSource {
         let given: @Sendable () throws(VaultError) -> Secret? = { () throws(VaultError) -> Secret? in
-            if let path = file ?? environment["VAULT_PASSPHRASE_FILE"], !path.isEmpty {
-                return try readPassphraseFile(path)
-            }
-            if let dir = environment["CREDENTIALS_DIRECTORY"], !dir.isEmpty,
-                access("\(dir)/vault-passphrase", F_OK) == 0
-            {
-                return try readPassphraseFile("\(dir)/vault-passphrase")
-            }
-            if let value = environment["VAULT_PASSPHRASE"], !value.isEmpty { return Secret(value) }
-            return nil
+            guard let source = sources.first(where: \.isPresent) else { return nil }
+            return try source.read()
         }
         let again: @Sendable (Int) throws(VaultError) -> Secret? = { attempt throws(VaultError) -> Secret? in
             // A given passphrase is not read again (a FIFO or standard input gives it once).
-            let isGiven =
-                !(file ?? environment["VAULT_PASSPHRASE_FILE"] ?? "").isEmpty
-                || (!(environment["CREDENTIALS_DIRECTORY"] ?? "").isEmpty
-                    && access("\(environment["CREDENTIALS_DIRECTORY"] ?? "")/vault-passphrase", F_OK) == 0)
-                || !(environment["VAULT_PASSPHRASE"] ?? "").isEmpty
+            let isGiven = sources.contains(where: \.isPresent)
             guard attempt < maximumTries, !isGiven, let prompter, prompter.isAvailable else { return nil }
             return try nonEmpty(prompter.readSecret(prompt: "Sorry, try again.\nVault passphrase: "))
         }
         return PassphraseSource(given: given, again: again) { purpose throws(VaultError) in
             if let passphrase = try given() { return passphrase }
             guard let prompter, prompter.isAvailable else {
-                throw .invalidInput(
-                    "no passphrase: use --passphrase-file, VAULT_PASSPHRASE_FILE, systemd's LoadCredential=vault-passphrase "
-                        + "or VAULT_PASSPHRASE (there is no terminal to ask on)"
-                )
+                throw VaultError.invalidInput("no passphrase (there is no terminal to ask on)").with(.givePassphrase)
             }
             return try prompt(for: purpose, on: prompter)
         }
     }
 
-    /// The new passphrase of `vault passwd`: `file` (`--new-passphrase-file`), else
-    /// `VAULT_NEW_PASSPHRASE_FILE`, else asked twice on the terminal. Never the sources of
-    /// the current passphrase: with none of these it fails with `.invalidInput`.
-    public static func newPassphrase(
-        file: String?, environment: [String: String], prompter: (any SecretPrompter)? = nil
-    ) throws(VaultError) -> Secret {
-        if let path = file ?? environment["VAULT_NEW_PASSPHRASE_FILE"], !path.isEmpty {
+    /// The new passphrase of a change (`vault passwd`): read from `file` when it is given
+    /// and not empty, else asked twice of the `prompter`. Never the sources of the current
+    /// passphrase: with neither it fails with `.invalidInput` and the remedy
+    /// ``VaultError/Remedy/giveNewPassphrase``.
+    public static func newPassphrase(file: String?, prompter: (any SecretPrompter)? = nil) throws(VaultError) -> Secret {
+        if let path = file, !path.isEmpty {
             return try readPassphraseFile(path, what: "new passphrase file")
         }
         guard let prompter, prompter.isAvailable else {
-            throw .invalidInput(
-                "no new passphrase: use --new-passphrase-file PATH or VAULT_NEW_PASSPHRASE_FILE, or run vault passwd on a terminal; "
-                    + "the vault is unchanged"
-            )
+            throw VaultError.invalidInput("no new passphrase (there is no terminal to ask on); the vault is unchanged")
+                .with(.giveNewPassphrase)
         }
         return try prompt(for: .change, on: prompter)
     }

@@ -45,7 +45,7 @@ struct OpenCollection {
         let service = implementation
         let locked = "\(service.name)'s default collection \(path) is locked"
         guard prompts.timeout != nil else {
-            throw .locked("\(locked), and vault does not wait for an unlock prompt here (\(Self.nobodyToAsk)); \(service.unlockHint)")
+            throw .locked("\(locked), and vault does not wait for an unlock prompt here (\(prompts.whyNever)); \(service.unlockHint)")
         }
         let outcome = try prompt(
             unlockingObjects: [path], asking: "asks to unlock its default collection", of: service,
@@ -80,7 +80,7 @@ struct OpenCollection {
         guard let first = items.first else { return }
         let service = implementation
         guard prompts.timeout != nil else {
-            throw accessRefused(to: first, "vault does not wait for an approval here (\(Self.nobodyToAsk))", service: service)
+            throw accessRefused(to: first, "vault does not wait for an approval here (\(prompts.whyNever))", service: service)
         }
         _ = try prompt(
             unlockingObjects: items.map(\.path), asking: "asks whether vault may use \(Self.quoted(first.label))",
@@ -144,9 +144,6 @@ struct OpenCollection {
 
     // MARK: Prompts
 
-    /// Says what a headless run cannot do.
-    private static let nobodyToAsk = "no terminal or display, or --no-prompt"
-
     /// `Service.Unlock(objects)`; runs the prompt it returns. True when a prompt ran and
     /// was completed, false when none was needed.
     private func prompt(
@@ -183,7 +180,7 @@ struct OpenCollection {
                 prompt, connection: connection, patience: prompts.timeout,
                 announce: {
                     prompts.announce(
-                        "\(service.name) \(question): answer it there; waiting up to \(seconds) s (--prompt-timeout, --no-prompt)")
+                        "\(service.name) \(question): answer it there; waiting up to \(seconds) s")
                 }, callTimeoutMilliseconds: callTimeoutMilliseconds)
         } catch {
             SecretServicePrompt.dismiss(prompt, connection: connection, callTimeoutMilliseconds: callTimeoutMilliseconds)
@@ -192,7 +189,7 @@ struct OpenCollection {
         switch outcome {
         case .completed: return true
         case .dismissed: throw refusal("the prompt was declined or dismissed")
-        case .timedOut where prompts.timeout == nil: throw refusal("vault does not wait for a person here (\(Self.nobodyToAsk))")
+        case .timedOut where prompts.timeout == nil: throw refusal("vault does not wait for a person here (\(prompts.whyNever))")
         case .timedOut: throw refusal("nobody answered within \(seconds) s")
         }
     }

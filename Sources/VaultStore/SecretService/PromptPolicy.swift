@@ -16,9 +16,17 @@ public struct PromptPolicy: Sendable {
     public var timeout: Duration?
     /// Told, in one line, what the prompt asks and how long vault waits for it.
     public var announce: @Sendable (String) -> Void
+    /// Why no prompt is shown, for the errors of ``never`` (a program says it in its own
+    /// words: the `vault` command names its `--no-prompt`).
+    public var whyNever: String = "prompts are off"
 
     /// Never show a prompt: the right policy for services, cron jobs and CI.
     public static let never = PromptPolicy(timeout: nil, announce: { _ in })
+
+    /// ``never``, with `why` in its errors.
+    public static func never(because why: String) -> PromptPolicy {
+        PromptPolicy(timeout: nil, announce: { _ in }, whyNever: why)
+    }
 
     /// Show prompts and wait for a person at most `timeout`, saying so through `announce`.
     public static func wait(timeout: Duration, announce: @escaping @Sendable (String) -> Void) -> PromptPolicy {

@@ -62,14 +62,13 @@ enum SecretServiceImplementation: Equatable {
         }
     }
 
-    /// What to do when the service has no default collection.
+    /// What to do when the service has no default collection (a program adds its own way
+    /// out: ``VaultError/Remedy/createCollection(_:)``).
     var noCollectionHint: String {
         switch self {
-        case .gnomeKeyring: "create a keyring, e.g. with `gnome-keyring-daemon --unlock`, or use --backend file"
-        case .keePassXC:
-            "open and unlock a database in KeePassXC with a group exposed in Database Settings → Secret Service Integration, "
-                + "or use --backend file"
-        case .other: "create one in \(name), or use --backend file"
+        case .gnomeKeyring: "create a keyring, e.g. with `gnome-keyring-daemon --unlock`"
+        case .keePassXC: "open and unlock a database in KeePassXC with a group exposed in Database Settings → Secret Service Integration"
+        case .other: "create one in \(name)"
         }
     }
 

@@ -74,7 +74,7 @@ public final class SecretServiceStore: SecureStore {
         }
         let outcome = SecretServiceProbe.probe(environment: environment, timeout: timeout)
         guard outcome.available else {
-            throw .backendUnavailable("Secret Service: \(outcome.reason) (use --backend file)")
+            throw VaultError.backendUnavailable("Secret Service: \(outcome.reason)").with(.useAnotherBackend)
         }
     }
 
@@ -224,7 +224,8 @@ public final class SecretServiceStore: SecureStore {
         }
         guard path != SecretServicePrompt.noPrompt else {
             let service = SecretServiceImplementation.current(connection: connection, timeoutMilliseconds: callTimeoutMilliseconds)
-            throw .backendUnavailable("\(service.name) has no default collection, and vault does not create one (\(service.noCollectionHint))")
+            throw VaultError.backendUnavailable("\(service.name) has no default collection, and vault does not create one")
+                .with(.createCollection(service.noCollectionHint))
         }
         return path
     }

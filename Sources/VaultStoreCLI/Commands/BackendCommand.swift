@@ -14,9 +14,9 @@ struct BackendCommand: ParsableCommand {
     func run() throws {
         try reportingErrors { () throws(VaultError) in
             let decision = try store.decision()
-            Terminal.print("\(decision.kind.rawValue)\t\(decision.reason)")
+            Terminal.print("\(decision.kind.rawValue)\t\(decision.wordedReason)")
             if decision.kind == .file {
-                Terminal.print("file\t\(EncryptedFileStore.defaultPath(environment: store.environment))")
+                Terminal.print("file\t\(store.fileConfiguration.path)")
             }
         }
     }

@@ -31,7 +31,7 @@ struct PasswdCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in
-            let newFile = newPassphraseFile ?? store.environment["VAULT_NEW_PASSPHRASE_FILE"]
+            let newFile = StoreVariables.newPassphraseFile(option: newPassphraseFile, store.variables)
             try store.checkStandardInput(newFile == PassphraseSource.standardInputName ? ["--new-passphrase-file"] : [])
             let decision = try store.decision()
             guard decision.kind == .file else {
@@ -41,8 +41,7 @@ struct PasswdCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: vault.path) else {
                 throw .invalidInput("there is no vault file at \(vault.path) yet; save an item first")
             }
-            let newPassphrase = try PassphraseSource.newPassphrase(
-                file: newPassphraseFile, environment: store.environment, prompter: TerminalPrompter())
+            let newPassphrase = try PassphraseSource.newPassphrase(file: newFile, prompter: TerminalPrompter())
             try vault.changePassphrase(to: newPassphrase)
         }
     }

@@ -152,7 +152,7 @@ package struct StoreOptions: ParsableArguments, StoreConfigurable {
     }
 
     package func validate() throws {
-        do throws(VaultError) { try configuration.checkStandardInput() } catch { throw ValidationError(error.description) }
+        do throws(VaultError) { try configuration.checkStandardInput() } catch { throw ValidationError(error.worded) }
     }
 }
 
@@ -172,7 +172,7 @@ package struct FileStoreOptions: ParsableArguments, StoreConfigurable {
     }
 
     package func validate() throws {
-        do throws(VaultError) { try configuration.checkStandardInput() } catch { throw ValidationError(error.description) }
+        do throws(VaultError) { try configuration.checkStandardInput() } catch { throw ValidationError(error.worded) }
     }
 }
 

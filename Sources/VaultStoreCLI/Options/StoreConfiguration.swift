@@ -12,7 +12,8 @@ import VaultStore
 
 /// What the store options of a command line say, whichever groups of them the command
 /// offers (``StoreOptions``, ``FileStoreOptions``, ``BackendChoiceOptions``): what is not
-/// offered keeps its default. Opens the store they select.
+/// offered keeps its default. With the `VAULT_*` variables (``StoreVariables``) it makes the
+/// typed configuration the libraries take (``context()``), and opens the store they select.
 package struct StoreConfiguration: Sendable {
     package var backend: BackendKind?
     package var file: String?
@@ -29,16 +30,20 @@ package struct StoreConfiguration: Sendable {
     package var etcdKey: String?
     package var etcdUser: String?
     package var etcdPasswordFile: String?
+    /// The variables read: the process environment (a test gives its own). Never written
+    /// back: options and variables become typed configuration instead.
+    package var variables: [String: String]
 
-    package init() {}
+    package init(variables: [String: String] = ProcessInfo.processInfo.environment) {
+        self.variables = variables
+    }
 
     /// The secret files these options name as `-` (standard input): `--passphrase-file`,
     /// `--etcd-password-file`, or their variables, by option name.
     package var secretFilesOnStandardInput: [String] {
-        let environment = ProcessInfo.processInfo.environment
         let files: [(String, String?)] = [
-            ("--passphrase-file", passphraseFile ?? environment["VAULT_PASSPHRASE_FILE"]),
-            ("--etcd-password-file", etcdPasswordFile ?? environment["VAULT_ETCD_PASSWORD_FILE"]),
+            ("--passphrase-file", passphraseFile ?? variables["VAULT_PASSPHRASE_FILE"]),
+            ("--etcd-password-file", etcdPasswordFile ?? variables["VAULT_ETCD_PASSWORD_FILE"]),
         ]
         return files.compactMap { $0.1 == PassphraseSource.standardInputName ? $0.0 : nil }
     }
@@ -56,38 +61,62 @@ package struct StoreConfiguration: Sendable {
     /// Keyring prompts are shown only with a person present: a terminal on stdin or
     /// stderr, or a display (`DISPLAY`, `WAYLAND_DISPLAY`), and not `--no-prompt`.
     package var promptPolicy: PromptPolicy {
-        let environment = ProcessInfo.processInfo.environment
-        let display = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        let display = [variables["DISPLAY"], variables["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
         let person = Terminal.stdinIsTerminal || isatty(STDERR_FILENO) == 1 || display
-        guard person, !noPrompt else { return .never }
+        guard person, !noPrompt else { return .never(because: "no terminal or display, or --no-prompt") }
         let timeout = promptTimeout.map { Duration.milliseconds(Int($0 * 1000)) } ?? PromptPolicy.defaultTimeout
-        return .wait(timeout: timeout, announce: { Terminal.note($0) })
+        // The library says what is asked and for how long; the command says how to change that.
+        return .wait(timeout: timeout, announce: { Terminal.note("\($0) (--prompt-timeout, --no-prompt)") })
     }
 
-    /// The process environment, with `--file`, `--no-key-cache` and the `--etcd-…` options applied.
-    package var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        if let file { environment["VAULT_FILE"] = file }
-        if noKeyCache { environment["VAULT_KEY_CACHE_TTL"] = "0" }
-        let etcd: [(String?, String)] = [
-            (etcdEndpoints, "VAULT_ETCD_ENDPOINTS"), (etcdPrefix, "VAULT_ETCD_PREFIX"), (etcdCacert, "VAULT_ETCD_CACERT"),
-            (etcdCert, "VAULT_ETCD_CERT"), (etcdKey, "VAULT_ETCD_KEY"), (etcdUser, "VAULT_ETCD_USER"),
-            (etcdPasswordFile, "VAULT_ETCD_PASSWORD_FILE"),
-        ]
-        for (value, variable) in etcd { if let value { environment[variable] = value } }
-        if etcdInsecureHttp { environment["VAULT_ETCD_INSECURE_HTTP"] = "1" }
-        return environment
+    /// The locations a protocol defines (the session bus, the XDG directories, systemd's
+    /// credentials), from ``variables``.
+    package var locations: StandardLocations { StandardLocations(environment: variables) }
+
+    /// The vault file and its lock timeout: `--file`, `VAULT_FILE`, `VAULT_LOCK_TIMEOUT`.
+    package var fileConfiguration: FileStoreConfiguration {
+        FileStoreConfiguration(
+            path: StoreVariables.vaultFile(option: file, variables, locations: locations),
+            lockTimeout: StoreVariables.lockTimeout(variables))
     }
 
-    /// The backend decision for these options.
+    /// What a backend is chosen and opened with, but the parts that can fail
+    /// (``openingContext(addingCachedKeys:)`` adds them): the locations, the vault file,
+    /// the passphrase sources with the terminal prompt, the keyring prompt policy.
+    package func context() -> BackendContext {
+        let locations = locations
+        let passphrase = PassphraseSource.standard(
+            given: StoreVariables.givenPassphrases(file: passphraseFile, variables, locations: locations), prompter: TerminalPrompter())
+        return BackendContext(
+            locations: locations, file: fileConfiguration, passphrase: passphrase, kdf: StoreVariables.newFileKDF(variables),
+            prompts: promptPolicy)
+    }
+
+    /// ``context()`` with the key cache (`VAULT_KEY_CACHE_TTL`, `--no-key-cache`; read-only
+    /// without `addingCachedKeys`, with `--verbose` notices) and the configuration of the
+    /// backend of `kind` when it lives in another module (``BackendConfigurations``).
+    /// `.invalidInput` for a bad variable or option.
+    package func openingContext(for kind: BackendKind, addingCachedKeys: Bool = true) throws(VaultError) -> BackendContext {
+        var context = context()
+        if !noKeyCache, let lifetime = try StoreVariables.keyCacheLifetime(variables) {
+            let notice: (@Sendable (String) -> Void)? = verbose ? { @Sendable message in Terminal.note(message) } : nil
+            context.keyCache = KeyCachePolicy(cache: KernelKeyring(), lifetime: lifetime, storesNewKeys: addingCachedKeys, notice: notice)
+        }
+        if let configuration = try BackendConfigurations.make(kind, from: self) { context.configurations[kind] = configuration }
+        return context
+    }
+
+    /// The backend decision for these options: `--backend`, else `VAULT_BACKEND`, else `auto`.
     package func decision() throws(VaultError) -> BackendDecision {
-        try BackendSelection.decide(requested: backend, environment: environment)
+        var requested = backend
+        if requested == nil { requested = try StoreVariables.backend(variables) }
+        return try BackendSelection.decide(requested: requested ?? .auto, context: context())
     }
 
     /// Opens the store these options select.
     package func openStore() throws(VaultError) -> any SecureStore {
         let decision = try decision()
-        if verbose { Terminal.note("backend \(decision)") }
+        if verbose { Terminal.note("backend \(decision.worded)") }
         let store = try StoreFactory.open(decision, options: self)
         if verbose, let file = store as? EncryptedFileStore { KeyCacheReport.note(file) }
         return store

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import VaultAuth
+import VaultStore
+
+/// `VAULT_LOCK_DIR`: the directory of the refresh locks of accounts kept in a store without
+/// a place of its own (a keyring), instead of the user's (`RefreshLock.perUserDirectory`).
+/// A store with its own lock (a fleet) or its own directory (the vault file's) keeps them.
+package enum LockDirectorySettings {
+    /// The refresh lock's placement for accounts kept in `store`: ``RefreshLock/Placement/automatic``,
+    /// with `VAULT_LOCK_DIR` (when it is an absolute path) as the user's directory.
+    package static func placement(for store: any SecureStore, _ variables: [String: String]) -> RefreshLock.Placement {
+        guard let directory = variables["VAULT_LOCK_DIR"], directory.hasPrefix("/"), !(store is any AccountLockingStore),
+            store.lockDirectory == nil
+        else { return .automatic }
+        return .directory(directory)
+    }
+}
