@@ -300,16 +300,3 @@ public struct OAuth2Provider: AuthProvider {
         }
     }
 }
-
-/// `application/x-www-form-urlencoded` encoding.
-enum FormEncoding {
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-    }
-
-    static func encode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
-    }
-}
