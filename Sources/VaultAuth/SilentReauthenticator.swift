@@ -8,12 +8,12 @@ import VaultStore
 
 /// Logs in again, quietly, when a refresh fails as an authentication error (the refresh
 /// token is dead, expired or revoked): it loads the account's password from the store,
-/// logs in through the account's provider, and hands the new tokens to the Requester,
-/// which stores them and replays the request. It runs inside the Requester's single
-/// flight, so one login serves every waiting request and every process.
+/// logs in through the account's provider, and hands the new tokens to the TokenSource,
+/// which stores them (and a Requester replays the request). It runs inside the
+/// TokenSource's single flight, so one login serves every waiting request and every process.
 ///
 /// When the server rejects the stored password, it reports `.authentication` ("stored
-/// credentials were rejected; run vault login") and remembers a salted fingerprint of
+/// credentials were rejected", remedy: log in) and remembers a salted fingerprint of
 /// that password (never the password): no further login is tried with the same password
 /// until it changes (`vault save`, `vault login`) or the cool-down passes. Transient
 /// failures (server down, 5xx, 429) change nothing stored. It never loops: one login
@@ -40,11 +40,16 @@ public struct SilentReauthenticator: Reauthenticating {
         self.logger = logger
     }
 
-    /// The message of the ``AuthError/authentication(_:providerCode:)`` thrown when the stored credentials
+    /// The message of the ``AuthError/authentication(_:providerCode:remedy:)`` thrown when the stored credentials
     /// are rejected, or were rejected less than ``Policy/coolDown`` ago.
-    public static let rejectedMessage = "stored credentials were rejected; run vault login"
+    public static let rejectedMessage = "stored credentials were rejected"
 
-    /// Loads the stored password when the provider needs one (none: ``AuthError/authentication(_:providerCode:)``),
+    /// The error for `account`'s rejected credentials: ``rejectedMessage``, remedy ``AuthRemedy/logIn(server:account:)``.
+    public static func rejected(_ account: AccountItems) -> AuthError {
+        .authentication(rejectedMessage, remedy: .logIn(server: account.server, account: account.account))
+    }
+
+    /// Loads the stored password when the provider needs one (none: ``AuthError/authentication(_:providerCode:remedy:)``),
     /// then logs in once, unless the same credentials were rejected within the cool-down. Other failures are
     /// rethrown and change nothing stored. See ``Reauthenticating/reauthenticate(account:provider:after:)``.
     public func reauthenticate(
@@ -55,7 +60,8 @@ public struct SilentReauthenticator: Reauthenticating {
         var password: Secret?
         if provider.needsPassword {
             guard let stored = try await account.loadPassword() else {
-                throw .authentication("the session has ended and no password is stored; run vault login")
+                throw .authentication(
+                    "the session has ended and no password is stored", remedy: .logIn(server: account.server, account: account.account))
             }
             password = stored
         }
@@ -65,7 +71,7 @@ public struct SilentReauthenticator: Reauthenticating {
             clock.now().timeIntervalSince(rejection.rejectedAt) < policy.coolDown
         {
             logger.notice("not logging in again: the same stored credentials were rejected less than \(Int(policy.coolDown)) s ago")
-            throw .authentication(Self.rejectedMessage)
+            throw Self.rejected(account)
         }
         do {
             let tokens = try await provider.login(account: account.account, password: password)
@@ -75,7 +81,7 @@ public struct SilentReauthenticator: Reauthenticating {
         } catch {
             guard case .authentication = error else { throw error }
             try await RejectionMemory.save(account, rejection: .init(credential: credential, at: clock.now()))
-            throw .authentication(Self.rejectedMessage)
+            throw Self.rejected(account)
         }
     }
 

@@ -47,7 +47,7 @@ extension LiveServerTests {
                 #expect(events.all == [.usedToken])
                 let stats = live.server.stats
                 #expect(stats.logins == 1 && stats.refreshes == 0 && stats.authorized == 1 && stats.unauthorized == 0)
-                #expect(try await requester.accessToken() == tokens.accessToken)
+                #expect(try await requester.tokenSource.accessToken() == tokens.accessToken)
             }
         }
 
@@ -146,7 +146,7 @@ extension LiveServerTests {
                 let stored = try #require(try await account.loadTokens())
                 #expect(stored.accessToken != old.accessToken)
                 #expect(stored.refreshToken != old.refreshToken)
-                #expect(sameTokens(await requester.currentTokens, stored))
+                #expect(sameTokens(await requester.tokenSource.heldTokens, stored))
             }
         }
 
@@ -208,7 +208,7 @@ extension LiveServerTests {
                 #expect(stats.logins == 1, "no silent login: the other machine's tokens were adopted")
                 #expect(locking.holds.withLock { $0 } == 2, "the lock was taken again")
                 let stored = try #require(try await live.account(in: store).loadTokens())
-                #expect(sameTokens(await stalled.currentTokens, stored))
+                #expect(sameTokens(await stalled.tokenSource.heldTokens, stored))
             }
         }
 
@@ -228,7 +228,7 @@ extension LiveServerTests {
                 #expect(try await requester.send(live.devsRequest).status == 200)
                 #expect(store.refusedOnce.withLock { $0 }, "the first write was refused")
                 let stored = try #require(try await live.account(in: store).loadTokens())
-                #expect(sameTokens(await requester.currentTokens, stored), "the new tokens were stored")
+                #expect(sameTokens(await requester.tokenSource.heldTokens, stored), "the new tokens were stored")
                 #expect(stored.accessToken != old.accessToken)
                 #expect(!events.all.contains { if case .tokensNotSaved = $0 { true } else { false } })
             }
@@ -271,8 +271,8 @@ extension LiveServerTests {
 
                     let stored = try #require(try await live.account(in: fileStore(file)).loadTokens())
                     #expect(stored.accessToken != old.accessToken)
-                    #expect(sameTokens(await a.currentTokens, stored))
-                    #expect(sameTokens(await b.currentTokens, stored))
+                    #expect(sameTokens(await a.tokenSource.heldTokens, stored))
+                    #expect(sameTokens(await b.tokenSource.heldTokens, stored))
 
                     // A new process after the refresh: uses the rotated tokens, no refresh, no login.
                     let eventsC = Recorder<RequesterEvent>()
@@ -281,7 +281,7 @@ extension LiveServerTests {
                     stats = live.server.stats
                     #expect(stats.refreshes == 1 && stats.logins == 1 && stats.unauthorized == 0)
                     #expect(eventsC.all == [.usedToken])
-                    #expect(sameTokens(await c.currentTokens, stored))
+                    #expect(sameTokens(await c.tokenSource.heldTokens, stored))
                 }
             }
         }
@@ -310,7 +310,7 @@ extension LiveServerTests {
                 var stats = live.server.stats
                 #expect(stats.refreshes == 0 && stats.faultedRefreshes == 1 && stats.authorized == 1)
                 #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
-                #expect(sameTokens(await requester.currentTokens, old))
+                #expect(sameTokens(await requester.tokenSource.heldTokens, old))
 
                 // Expired: the error, transient; nothing sent with the expired token.
                 try await sleep(until: old.accessTokenExpiry, margin: 0.1)
@@ -324,7 +324,7 @@ extension LiveServerTests {
                 stats = live.server.stats
                 #expect(stats.unauthorized == 0 && stats.authorized == 1 && stats.faultedRefreshes == 2)
                 #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
-                #expect(sameTokens(await requester.currentTokens, old))
+                #expect(sameTokens(await requester.tokenSource.heldTokens, old))
 
                 // The kept refresh token still works once the server recovers.
                 live.server.faults.reset()
@@ -369,7 +369,7 @@ extension LiveServerTests {
                 stats = live.server.stats
                 #expect(stats.refreshes == 1)
                 #expect(stats.unauthorized == 0, "an expired token was sent")
-                let refreshed = try #require(await requester.currentTokens)
+                let refreshed = try #require(await requester.tokenSource.heldTokens)
                 #expect(refreshed.freshness(at: clock.now(), leeway: 0) != .expired)
             }
         }
@@ -395,13 +395,13 @@ extension LiveServerTests {
                 #expect(try await requester.send(live.devsRequest).status == 200)
                 live.server.revokeAccessTokens(login: testUser)
                 #expect(try await requester.send(live.devsRequest).status == 200)
-                let second = try #require(await requester.currentTokens)
+                let second = try #require(await requester.tokenSource.heldTokens)
                 // A failed refresh of a stale token, then a successful one.
                 try await sleep(until: staleMoment(of: second))
                 live.server.faults.set(.status500, count: 1)
                 #expect(try await requester.send(live.devsRequest).status == 200)
                 #expect(try await requester.send(live.devsRequest).status == 200)
-                let third = try #require(await requester.currentTokens)
+                let third = try #require(await requester.tokenSource.heldTokens)
                 #expect(live.server.stats.refreshes == 2)
 
                 // Errors that pass near secrets.
@@ -501,7 +501,7 @@ extension LiveServerTests {
                     timeout: .seconds(5))
             }
             await transport.shutdown()
-            guard case .invalidRequest(let why) = error else {
+            guard case .invalidRequest(let why, _) = error else {
                 Issue.record("expected .invalidRequest, got \(String(describing: error))")
                 return
             }
