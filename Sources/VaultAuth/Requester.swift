@@ -114,7 +114,9 @@ public struct Requester: Sendable {
     public func send(_ request: HTTPRequest) async throws(AuthError) -> HTTPResponse {
         try checkOrigin(request.url)
         try request.validateForSending()
-        let used = try await tokenSource.authorization()
+        // The fast path is synchronous: a fresh held token costs no suspension at all.
+        let used: HeldTokens
+        if let fresh = tokenSource.freshAuthorization() { used = fresh } else { used = try await tokenSource.authorizationOnTheActor() }
         let first = try await exchange(request.setting("Authorization", to: used.bearer))
         guard first.rejectedToken else { return first.response }
 

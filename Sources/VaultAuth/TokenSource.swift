@@ -105,17 +105,24 @@ public actor TokenSource {
     /// Valid tokens with their `Authorization` value: a fresh held token without a hop
     /// onto the actor, else through the state machine.
     nonisolated func authorization() async throws(AuthError) -> HeldTokens {
-        if let held = readyTokens.withLock({ $0 }), isFresh(held.tokens) {
-            emit(.usedToken)
-            return held
-        }
+        if let held = freshAuthorization() { return held }
         return try await authorizationOnTheActor()
+    }
+
+    /// The held tokens when they are stored and fresh, read synchronously (one short mutex
+    /// read, no actor hop, no suspension): the common case of every request. Nil when the
+    /// state machine must run (``authorizationOnTheActor()``).
+    nonisolated func freshAuthorization() -> HeldTokens? {
+        guard let held = readyTokens.withLock({ $0 }), isFresh(held.tokens) else { return nil }
+        emit(.usedToken)
+        return held
     }
 
     /// The tokens in memory (nil before the first call); for tests.
     var heldTokens: TokenSet? { state.held?.tokens }
 
-    private func authorizationOnTheActor() async throws(AuthError) -> HeldTokens {
+    /// Valid tokens with their `Authorization` value, through the state machine.
+    func authorizationOnTheActor() async throws(AuthError) -> HeldTokens {
         let tokens = try await usableTokens()
         if let held = state.held, held.tokens.accessToken == tokens.accessToken { return held }
         return HeldTokens(tokens, stored: true)
