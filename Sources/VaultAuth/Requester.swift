@@ -38,8 +38,8 @@ public enum RequesterEvent: Sendable, Equatable {
 ///   without a refresh (``TokenSource/replacement(afterRejectionOf:)``). Never more than
 ///   one replay per request: a second 401 is `.authentication`.
 /// - Everything about the token itself (refresh, single flight across processes, adoption,
-///   silent re-login) is the ``TokenSource``'s.
-public struct Requester: Sendable {
+///   silent re-login) is the ``TokenSource``'s; a Requester holds no state of its own.
+public final class Requester: Sendable {
     /// How a ``Requester`` and its ``TokenSource`` time, bound and lock their work; every value has a default.
     public struct Configuration: Sendable {
         /// Refresh this long before expiry (at most half the token's lifetime).
@@ -89,7 +89,7 @@ public struct Requester: Sendable {
     /// A requester for `account` with a ``TokenSource`` of its own; nothing is read or sent until the
     /// first request. `onEvent` gets every ``RequesterEvent``, on whatever thread the work runs. Without
     /// `reauthenticator` a dead refresh token fails with ``AuthError/authentication(_:providerCode:remedy:)``.
-    public init(
+    public convenience init(
         account: AccountItems, provider: any AuthProvider, transport: any HTTPTransport,
         clock: any AuthClock = SystemClock(), configuration: Configuration = Configuration(),
         reauthenticator: (any Reauthenticating)? = nil, logger: Logger = Logger(label: "vault.requester"),
