@@ -33,12 +33,11 @@ public struct AccountStatus: Sendable {
         let tokens = try await items.loadTokens()
         let settings = try await items.loadSettingsData().flatMap(LoginSettings.decode)
         let hasPassword = try await items.loadPassword() != nil
-        let rejection = try await RejectionMemory.load(items).rejection
         return AccountStatus(
             server: items.server, account: items.account, settings: settings, accessTokenExpiry: tokens?.accessTokenExpiry,
             hasRefreshToken: tokens?.refreshToken != nil, refreshTokenExpiry: tokens?.refreshTokenExpiry, obtainedAt: tokens?.obtainedAt,
             identity: tokens?.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)), hasPassword: hasPassword,
-            credentialsRejectedAt: rejection?.rejectedAt)
+            credentialsRejectedAt: settings?.rejection?.rejectedAt)
     }
 
     /// An account whose items cannot be read (a name the store refuses, such as one with a

@@ -4,19 +4,23 @@
 import VaultStore
 
 /// What can go wrong when a request is authorised, sent or refreshed. Callers branch on
-/// the case; none of them carries a token or a password.
+/// the case; none of them carries a token or a password. What a person can do about it is
+/// typed (``remedy``), for the program to word: the messages name no command or flag.
 public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The credentials are no good for good: an interactive `vault login` is needed
+    /// The credentials are no good for good: an interactive login is needed
     /// (dead refresh token and no stored password, a rejected password, `invalid_grant`).
-    /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`).
-    case authentication(String, providerCode: String? = nil)
+    /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`);
+    /// `remedy` what a person can do, when known.
+    case authentication(String, providerCode: String? = nil, remedy: AuthRemedy? = nil)
     /// The session has ended and only a person can start a new one: the refresh token of an
     /// account that signed in through the browser or the device grant is dead, and there is no
-    /// password to log in with. Reported at once, never retried.
+    /// password to log in with. Reported at once, never retried; the remedy is always
+    /// ``AuthRemedy/logIn(server:account:)``.
     case interactionRequired(String)
     /// The client is misconfigured (`invalid_client`, unknown provider settings).
-    /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`).
-    case configuration(String, providerCode: String? = nil)
+    /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`);
+    /// `remedy` what a person can do, when known.
+    case configuration(String, providerCode: String? = nil, remedy: AuthRemedy? = nil)
     /// The server answered with an error that is not about authentication.
     case server(status: Int, message: String)
     /// The server could not be reached or did not answer in time; nothing stored changed
@@ -24,28 +28,38 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     case network(String)
     /// The secure store failed.
     case store(VaultError)
-    /// The request itself is unusable (a bad URL, plain http to a remote host).
-    case invalidRequest(String)
-    /// Another process (or machine) held the account's refresh lock past the bound
-    /// (``AccountLocking``), or the wait for it was cancelled.
+    /// The request itself is unusable (a bad URL, plain http to a remote host); `remedy`
+    /// what a person can do, when known.
+    case invalidRequest(String, remedy: AuthRemedy? = nil)
+    /// Another process held the account's lock (its ``AccountLocking``: a lock file, or a
+    /// fleet's lease) past ``Requester/Configuration/lockTimeout``, or the lock lapsed again and again.
     case lockTimeout(String)
-    /// Rejected tokens caused more refreshes than the Requester's `RefreshWindow` allows:
+    /// Rejected tokens caused more refreshes than the ``RefreshWindow`` allows:
     /// the resource keeps answering 401 to new tokens, so refreshing again would not help.
     case excessiveRefresh(String)
 
     /// One line for a person, starting with the kind of failure (``store(_:)`` shows the store's own
-    /// message); never contains a token or a password.
+    /// message), without the ``remedy``; never contains a token or a password.
     public var description: String {
         switch self {
-        case .authentication(let why, _): "authentication failed: \(why)"
-        case .interactionRequired(let why): "the session has ended; run vault login (\(why))"
-        case .configuration(let why, _): "configuration error: \(why)"
+        case .authentication(let why, _, _): "authentication failed: \(why)"
+        case .interactionRequired(let why): "the session has ended (\(why))"
+        case .configuration(let why, _, _): "configuration error: \(why)"
         case .server(let status, let message): "server error \(status): \(message)"
         case .network(let why): "network error: \(why)"
         case .store(let error): error.description
-        case .invalidRequest(let why): why
+        case .invalidRequest(let why, _): why
         case .excessiveRefresh(let why): "authentication failed: \(why)"
         case .lockTimeout(let why): why
+        }
+    }
+
+    /// What a person can do about the error, when known; the program words it.
+    public var remedy: AuthRemedy? {
+        switch self {
+        case .authentication(_, _, let remedy), .configuration(_, _, let remedy), .invalidRequest(_, let remedy): remedy
+        case .interactionRequired: .logIn(server: nil, account: nil)
+        default: nil
         }
     }
 
@@ -53,7 +67,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// it sent one; callers may branch on it, as on golang/oauth2's `RetrieveError.ErrorCode`.
     public var providerCode: String? {
         switch self {
-        case .authentication(_, let code), .configuration(_, let code): code
+        case .authentication(_, let code, _), .configuration(_, let code, _): code
         default: nil
         }
     }

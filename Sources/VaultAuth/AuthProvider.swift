@@ -6,7 +6,7 @@ import VaultStore
 
 /// How an account logs in and refreshes its tokens: the policy of one kind of auth
 /// server (the reference API, an OAuth 2.0 token endpoint). The concurrency (single
-/// flight, persistence, replay) is the `Requester`'s.
+/// flight, persistence) is the `TokenSource`'s, the replay the `Requester`'s.
 ///
 /// Errors: a rejected password or a dead refresh token is `.authentication`; a
 /// misconfigured client `.configuration`; 5xx, 429 and timeouts are `.server` or
@@ -36,7 +36,7 @@ public protocol AuthProvider: Sendable {
     /// was rejected, so one refresh and one replay may help. The default: status 401. A
     /// provider with another signal (a 403 with an `invalid_token` challenge, say) answers
     /// its own; a 401 of a downstream service mistaken for this one costs at most the
-    /// Requester's refresh window.
+    /// ``RefreshWindow``.
     func rejectsToken(_ response: HTTPResponse) -> Bool
 }
 

@@ -14,7 +14,7 @@ public struct AuthSession: Sendable {
     public let transport: any HTTPTransport
     /// The wall clock token expiries are compared with (``SystemClock`` unless a test injects another).
     public let clock: any AuthClock
-    /// Leeway, timeouts and lock placement of the ``Requester``s this session makes; its
+    /// Leeway, timeouts and lock placement of the ``TokenSource``s and ``Requester``s this session makes; its
     /// ``Requester/Configuration/requestTimeout`` also bounds each login and refresh exchange.
     public let configuration: Requester.Configuration
     /// Where providers, requesters and the reauthenticator log (label `vault.auth` by default); no token or
@@ -22,7 +22,7 @@ public struct AuthSession: Sendable {
     public let logger: Logger
     /// The silent re-login policy of the requesters this session makes (default: a 5-minute
     /// ``SilentReauthenticator/Policy/coolDown``); nil: a dead refresh token fails with
-    /// ``AuthError/authentication(_:providerCode:)``.
+    /// ``AuthError/authentication(_:providerCode:remedy:)``.
     public let reauthentication: SilentReauthenticator.Policy?
 
     /// A session for `account` on `server` (normalised with `ServerName.normalized`).
@@ -84,22 +84,19 @@ public struct AuthSession: Sendable {
         }
     }
 
-    /// Runs `body` holding the account's refresh lock (the Requester's, across processes), so
+    /// Runs `body` holding the account's refresh lock (the TokenSource's, across processes), so
     /// a refresh that is under way cannot write its tokens over a new sign-in's, or back after
     /// a logout. Without a cross-process lock (``RefreshLock/Placement/inProcessOnly``) it just runs.
     func withAccountLock<T>(_ body: () async throws(AuthError) -> T) async throws(AuthError) -> T {
         guard let locking = configuration.lock.locking(for: items.store) else { return try await body() }
         let hold = try await locking.hold(server: items.server, account: items.account, timeout: configuration.lockTimeout)
-        let result: Result<T, AuthError>
-        do throws(AuthError) { result = .success(try await body()) } catch { result = .failure(error) }
-        await hold.release()
-        return try result.get()
+        return try await releasing(hold, after: body)
     }
 
     /// The provider of OAuth 2.0 / OpenID Connect `settings`; `.configuration` for the reference API.
     public func oauthProvider(for settings: LoginSettings) throws(AuthError) -> OAuth2Provider {
         guard let provider = try provider(for: settings) as? OAuth2Provider else {
-            throw .configuration("the reference API has no browser or device sign-in; use --provider oidc or oauth2")
+            throw .configuration("the reference API has no browser or device sign-in", remedy: .useProvider([.oidc, .oauth2]))
         }
         return provider
     }
@@ -122,31 +119,43 @@ public struct AuthSession: Sendable {
     public func identity() async throws(AuthError) -> IDTokenClaims? {
         _ = try await settings()
         guard let tokens = try await items.loadTokens() else {
-            throw .authentication("not logged in to \(items.server) as \(items.account); run vault login")
+            throw notLoggedIn
         }
         return tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))
     }
 
-    /// The stored settings, or `.authentication` ("run vault login") when there are none.
+    /// `.authentication` for an account that is not logged in, with the ``AuthRemedy/logIn(server:account:)`` remedy.
+    var notLoggedIn: AuthError {
+        .authentication("not logged in to \(items.server) as \(items.account)", remedy: .logIn(server: items.server, account: items.account))
+    }
+
+    /// The stored settings, or `.authentication` (remedy ``AuthRemedy/logIn(server:account:)``) when there are none.
     public func settings() async throws(AuthError) -> LoginSettings {
         guard let data = try await items.loadSettingsData(), let settings = LoginSettings.decode(data) else {
-            throw .authentication("not logged in to \(items.server) as \(items.account); run vault login")
+            throw notLoggedIn
         }
         return settings
     }
 
-    /// A Requester for this account, with silent re-login when the policy allows it.
+    /// The account's ``TokenSource`` (what `vault token` asks), with silent re-login when the
+    /// policy allows it. Pass `settings` when they were read already, so the store is not read twice.
+    public func tokenSource(
+        settings known: LoginSettings? = nil, onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }
+    ) async throws(AuthError) -> TokenSource {
+        let settings: LoginSettings
+        if let known { settings = known } else { settings = try await self.settings() }
+        return TokenSource(
+            account: items, provider: try provider(for: settings), clock: clock, configuration: configuration,
+            reauthenticator: reauthentication.map { SilentReauthenticator(policy: $0, clock: clock, logger: logger) },
+            logger: logger, onEvent: onEvent)
+    }
+
+    /// A Requester for this account, over a ``tokenSource(settings:onEvent:)`` of its own.
     /// Pass `settings` when they were read already, so the store is not read twice.
     public func requester(
         settings known: LoginSettings? = nil, onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }
     ) async throws(AuthError) -> Requester {
-        let settings: LoginSettings
-        if let known { settings = known } else { settings = try await self.settings() }
-        return Requester(
-            account: items, provider: try provider(for: settings), transport: transport, clock: clock,
-            configuration: configuration,
-            reauthenticator: reauthentication.map { SilentReauthenticator(policy: $0, clock: clock, logger: logger) },
-            logger: logger, onEvent: onEvent)
+        Requester(tokenSource: try await tokenSource(settings: known, onEvent: onEvent), transport: transport, onEvent: onEvent)
     }
 
     /// What ``logout(forgetPassword:revoke:)`` did besides deleting the local items.

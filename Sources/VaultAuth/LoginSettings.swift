@@ -77,6 +77,10 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     /// The name and e-mail address of a first Sign in with Apple, kept until the caller marks
     /// the registration done (``AuthSession/markRegistered()``).
     public var pendingProfile: PendingProfile?
+    /// The stored credentials a silent login saw rejected, remembered by ``SilentReauthenticator``
+    /// (a salted fingerprint, never the password); part of the settings so that every write
+    /// of the item keeps it.
+    var rejection: CredentialRejection?
 
     /// True when ID tokens are expected and checked (a `nonce` is sent with a browser sign-in and
     /// must come back): an issuer is known, and the provider is ``ProviderKind/oidc`` or the scope
@@ -126,7 +130,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         /// The keys of the stored JSON document, one per property.
         case provider, serverURL, tokenURL, clientID, clientSecret, clientAuthentication, grant, scope
         case issuer, authorizationURL, deviceURL, revocationURL, jwksURL, endSessionURL
-        case apple, pendingProfile
+        case apple, pendingProfile, rejection
     }
 
     /// The stored form keeps the client secret as a string (the whole document is the
@@ -149,6 +153,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         try container.encodeIfPresent(endSessionURL, forKey: .endSessionURL)
         try container.encodeIfPresent(apple, forKey: .apple)
         try container.encodeIfPresent(pendingProfile, forKey: .pendingProfile)
+        try container.encodeIfPresent(rejection, forKey: .rejection)
     }
 
     /// Decodes the stored form, wrapping the client secret in a `Secret` again; throws `DecodingError` when
@@ -171,6 +176,8 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         endSessionURL = try container.decodeIfPresent(String.self, forKey: .endSessionURL)
         apple = try container.decodeIfPresent(AppleSettings.self, forKey: .apple)
         pendingProfile = try container.decodeIfPresent(PendingProfile.self, forKey: .pendingProfile)
+        // A rejection that cannot be read is forgotten, not a reason to lose the settings.
+        rejection = (try? container.decodeIfPresent(CredentialRejection.self, forKey: .rejection)) ?? nil
     }
 
     /// Settings for a Sign in with Apple account of `serverURL` (the app's own API): Apple's

@@ -8,12 +8,12 @@ import VaultStore
 
 /// Logs in again, quietly, when a refresh fails as an authentication error (the refresh
 /// token is dead, expired or revoked): it loads the account's password from the store,
-/// logs in through the account's provider, and hands the new tokens to the Requester,
-/// which stores them and replays the request. It runs inside the Requester's single
-/// flight, so one login serves every waiting request and every process.
+/// logs in through the account's provider, and hands the new tokens to the TokenSource,
+/// which stores them (and a Requester replays the request). It runs inside the
+/// TokenSource's single flight, so one login serves every waiting request and every process.
 ///
 /// When the server rejects the stored password, it reports `.authentication` ("stored
-/// credentials were rejected; run vault login") and remembers a salted fingerprint of
+/// credentials were rejected", remedy: log in) and remembers a salted fingerprint of
 /// that password (never the password): no further login is tried with the same password
 /// until it changes (`vault save`, `vault login`) or the cool-down passes. Transient
 /// failures (server down, 5xx, 429) change nothing stored. It never loops: one login
@@ -40,11 +40,16 @@ public struct SilentReauthenticator: Reauthenticating {
         self.logger = logger
     }
 
-    /// The message of the ``AuthError/authentication(_:providerCode:)`` thrown when the stored credentials
+    /// The message of the ``AuthError/authentication(_:providerCode:remedy:)`` thrown when the stored credentials
     /// are rejected, or were rejected less than ``Policy/coolDown`` ago.
-    public static let rejectedMessage = "stored credentials were rejected; run vault login"
+    public static let rejectedMessage = "stored credentials were rejected"
 
-    /// Loads the stored password when the provider needs one (none: ``AuthError/authentication(_:providerCode:)``),
+    /// The error for `account`'s rejected credentials: ``rejectedMessage``, remedy ``AuthRemedy/logIn(server:account:)``.
+    public static func rejected(_ account: AccountItems) -> AuthError {
+        .authentication(rejectedMessage, remedy: .logIn(server: account.server, account: account.account))
+    }
+
+    /// Loads the stored password when the provider needs one (none: ``AuthError/authentication(_:providerCode:remedy:)``),
     /// then logs in once, unless the same credentials were rejected within the cool-down. Other failures are
     /// rethrown and change nothing stored. See ``Reauthenticating/reauthenticate(account:provider:after:)``.
     public func reauthenticate(
@@ -55,93 +60,87 @@ public struct SilentReauthenticator: Reauthenticating {
         var password: Secret?
         if provider.needsPassword {
             guard let stored = try await account.loadPassword() else {
-                throw .authentication("the session has ended and no password is stored; run vault login")
+                throw .authentication(
+                    "the session has ended and no password is stored", remedy: .logIn(server: account.server, account: account.account))
             }
             password = stored
         }
-        let memory = try await RejectionMemory.load(account)
+        let remembered = try await account.loadRejection()
         let credential = password ?? Secret("client-credentials:\(provider.name)")
-        if let rejection = memory.rejection, rejection.matches(credential),
+        if let rejection = remembered, rejection.matches(credential),
             clock.now().timeIntervalSince(rejection.rejectedAt) < policy.coolDown
         {
             logger.notice("not logging in again: the same stored credentials were rejected less than \(Int(policy.coolDown)) s ago")
-            throw .authentication(Self.rejectedMessage)
+            throw Self.rejected(account)
         }
         do {
             let tokens = try await provider.login(account: account.account, password: password)
-            if memory.rejection != nil { try await RejectionMemory.save(account, rejection: nil) }
+            if remembered != nil { try await account.saveRejection(nil) }
             logger.info("logged in again as \(account.account) with the stored credentials")
             return tokens
         } catch {
             guard case .authentication = error else { throw error }
-            try await RejectionMemory.save(account, rejection: .init(credential: credential, at: clock.now()))
-            throw .authentication(Self.rejectedMessage)
+            try await account.saveRejection(CredentialRejection(credential: credential, at: clock.now()))
+            throw Self.rejected(account)
         }
     }
 
     /// Forgets a remembered rejection (after an interactive login).
     public static func clearRejection(_ account: AccountItems) async throws(AuthError) {
-        if try await RejectionMemory.load(account).rejection != nil {
-            try await RejectionMemory.save(account, rejection: nil)
-        }
+        if try await account.loadRejection() != nil { try await account.saveRejection(nil) }
     }
 }
 
-/// The remembered rejection of an account, kept inside its `.settings` item.
-struct RejectionMemory {
-    struct Rejection: Codable, Equatable {
-        var salt: [UInt8]
-        var fingerprint: [UInt8]
-        var rejectedAt: Date
+/// Stored credentials a silent login saw rejected: a salted HMAC fingerprint of them (never
+/// the credentials) and when. Kept in the account's settings (``LoginSettings``, key
+/// `rejection`), in the JSON form items written before it was a field have: `salt` and
+/// `fingerprint` as arrays of bytes, `rejectedAt` in seconds since 1970.
+struct CredentialRejection: Codable, Equatable, Sendable {
+    var salt: [UInt8]
+    var fingerprint: [UInt8]
+    var rejectedAt: Date
 
-        init(credential: Secret, at date: Date) {
-            var generator = SystemRandomNumberGenerator()
-            salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            fingerprint = Rejection.fingerprint(credential, salt: salt)
-            rejectedAt = date
-        }
-
-        func matches(_ credential: Secret) -> Bool { Rejection.fingerprint(credential, salt: salt) == fingerprint }
-
-        static func fingerprint(_ credential: Secret, salt: [UInt8]) -> [UInt8] {
-            Array(HMAC<SHA256>.authenticationCode(for: credential.bytes, using: SymmetricKey(data: salt)))
-        }
+    init(credential: Secret, at date: Date) {
+        var generator = SystemRandomNumberGenerator()
+        salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        fingerprint = Self.fingerprint(credential, salt: salt)
+        rejectedAt = date
     }
 
-    var rejection: Rejection?
+    func matches(_ credential: Secret) -> Bool { Self.fingerprint(credential, salt: salt) == fingerprint }
 
-    static func load(_ account: AccountItems) async throws(AuthError) -> RejectionMemory {
-        guard let data = try await account.loadSettingsData(),
-            let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any],
-            let raw = object["rejection"] as? [String: Any], JSONSerialization.isValidJSONObject(raw),
-            let json = try? JSONSerialization.data(withJSONObject: raw),
-            let rejection = try? decoder.decode(Rejection.self, from: json)
-        else { return RejectionMemory(rejection: nil) }
-        return RejectionMemory(rejection: rejection)
+    static func fingerprint(_ credential: Secret, salt: [UInt8]) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: credential.bytes, using: SymmetricKey(data: salt)))
     }
 
-    static func save(_ account: AccountItems, rejection: Rejection?) async throws(AuthError) {
-        guard let data = try await account.loadSettingsData(),
-            var object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any]
-        else { return }
-        if let rejection, let json = try? encoder.encode(rejection) {
-            object["rejection"] = try? JSONSerialization.jsonObject(with: json)
-        } else {
-            object["rejection"] = nil
-        }
-        guard let updated = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        try await account.saveSettingsData(Array(updated))
+    private enum CodingKeys: String, CodingKey { case salt, fingerprint, rejectedAt }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        salt = try container.decode([UInt8].self, forKey: .salt)
+        fingerprint = try container.decode([UInt8].self, forKey: .fingerprint)
+        rejectedAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .rejectedAt))
     }
 
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(salt, forKey: .salt)
+        try container.encode(fingerprint, forKey: .fingerprint)
+        try container.encode(rejectedAt.timeIntervalSince1970, forKey: .rejectedAt)
+    }
+}
+
+extension AccountItems {
+    /// The rejection ``SilentReauthenticator`` remembers for the account (nil: none, or no settings).
+    func loadRejection() async throws(AuthError) -> CredentialRejection? {
+        try await loadSettingsData().flatMap(LoginSettings.decode)?.rejection
     }
 
-    private static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
+    /// Remembers `rejection` (nil: forgets it) in the account's settings; nothing happens
+    /// when the account has no settings to keep it in.
+    func saveRejection(_ rejection: CredentialRejection?) async throws(AuthError) {
+        guard let data = try await loadSettingsData(), var settings = LoginSettings.decode(data) else { return }
+        settings.rejection = rejection
+        try await saveSettingsData(settings.encoded())
     }
 }

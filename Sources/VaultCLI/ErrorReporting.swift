@@ -10,16 +10,53 @@ func reportingAuthErrors(_ body: () async throws(AuthError) -> Void) async throw
     do {
         try await body()
     } catch {
-        Terminal.note(error.worded)
+        Terminal.note(error.commandLineMessage)
         throw ExitCode(ExitStatus.of(error))
     }
 }
 
 extension AuthError {
-    /// One line for the person at the command: ``description``, with a store error's
-    /// remedy worded as the command's options (``VaultError/worded``).
-    var worded: String {
-        if case .store(let error) = self { return error.worded }
-        return description
+    /// The line `vault` shows for this error: the library's message with its ``AuthError/remedy``
+    /// worded in vault's commands and flags (a store error's as ``VaultError/worded``).
+    var commandLineMessage: String {
+        switch (self, remedy) {
+        case (.store(let error), _):
+            return error.worded
+        case (.interactionRequired(let why), _):
+            return "the session has ended; run vault login (\(why))"
+        case (.configuration, .giveSetting(let setting)?):
+            return "configuration error: the OAuth 2.0 provider needs \(Self.flag(for: setting))"
+        case (.invalidRequest, .giveSetting(.issuer)?):
+            return "\(Self.flag(for: .issuer)) must be the provider's issuer URL, such as https://accounts.example.com"
+        case (_, let remedy?):
+            return "\(description); \(Self.advice(remedy))"
+        case (_, nil):
+            return description
+        }
+    }
+
+    /// `remedy` in vault's words, as it follows a message after "; ".
+    static func advice(_ remedy: AuthRemedy) -> String {
+        switch remedy {
+        case .logIn: "run vault login"
+        case .logInAgain: "run vault login again"
+        case .checkClient: "check --client-id and the client secret, then run vault login"
+        case .giveSetting(let setting): "give \(flag(for: setting))"
+        case .giveEndpoint(let setting, .device): "give \(flag(for: setting)) or use --device"
+        case .giveEndpoint(let setting, _): "give \(flag(for: setting)) or sign in without --device"
+        case .giveEndpoints: "give the endpoints with --provider oauth2"
+        case .useProvider(let kinds): "use --provider " + kinds.map(\.rawValue).joined(separator: " or ")
+        }
+    }
+
+    /// The `vault login` flag that gives `setting`.
+    static func flag(for setting: LoginSettings.Setting) -> String {
+        switch setting {
+        case .tokenURL: "--token-url"
+        case .clientID: "--client-id"
+        case .issuer: "--issuer"
+        case .authorizationURL: "--authorization-url"
+        case .deviceURL: "--device-url"
+        }
     }
 }

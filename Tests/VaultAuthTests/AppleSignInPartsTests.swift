@@ -68,7 +68,7 @@ struct AppleSignInPartsTests {
             _ = try await maker.current()
             Issue.record("a bad key made a secret")
         } catch {
-            guard case .configuration(let message, _) = error else { Issue.record("\(error)"); return }
+            guard case .configuration(let message, _, _) = error else { Issue.record("\(error)"); return }
             #expect(message.contains("P-256") && !message.contains("not-a-key-3f9a"))
         }
     }

@@ -48,7 +48,7 @@ extension LiveServerTests {
                 #expect(events.all == [.usedToken])
                 let stats = live.server.stats
                 #expect(stats.logins == 1 && stats.refreshes == 0 && stats.authorized == 1 && stats.unauthorized == 0)
-                #expect(try await requester.accessToken() == tokens.accessToken)
+                #expect(try await requester.tokenSource.accessToken() == tokens.accessToken)
             }
         }
 
@@ -111,10 +111,11 @@ extension LiveServerTests {
     struct SingleFlight {
         @Test("1,000 concurrent requests just after the access token turns stale: all 200, exactly one refresh")
         func thousandRequestsOneRefresh() async throws {
-            // Access TTL 4 s: leeway min(10, 2) = 2 s. The storm takes about a second in a
-            // debug build; the new token must outlive it even on a loaded machine, or a late
-            // request would rightly get a 401 and a second refresh.
-            try await withLiveServer(accessTTL: 4) { live in
+            // Access TTL 16 s: leeway min(10, 8) = 8 s, so the new token stays fresh for 8 s.
+            // The storm takes about a second in a debug build; the new token must outlive it
+            // even on a loaded machine (a run beside four builds took over 2 s), or a late
+            // request would rightly refresh a second time.
+            try await withLiveServer(accessTTL: 16) { live in
                 let account = live.account(in: InMemoryStore())
                 let old = try await live.login(into: account)
                 let events = Recorder<RequesterEvent>()
@@ -147,7 +148,7 @@ extension LiveServerTests {
                 let stored = try #require(try await account.loadTokens())
                 #expect(stored.accessToken != old.accessToken)
                 #expect(stored.refreshToken != old.refreshToken)
-                #expect(sameTokens(await requester.currentTokens, stored))
+                #expect(sameTokens(await requester.tokenSource.heldTokens, stored))
             }
         }
 
@@ -216,7 +217,7 @@ extension LiveServerTests {
                 #expect(stats.logins == 1, "no silent login: the other machine's tokens were adopted")
                 #expect(locking.holds.withLock { $0 } == 2, "the lock was taken again")
                 let stored = try #require(try await live.account(in: store).loadTokens())
-                #expect(sameTokens(await stalled.currentTokens, stored))
+                #expect(sameTokens(await stalled.tokenSource.heldTokens, stored))
             }
         }
 
@@ -239,7 +240,7 @@ extension LiveServerTests {
                 #expect(try await requester.send(live.devsRequest).status == 200)
                 #expect(store.triggered == 1, "the first write was refused")
                 let stored = try #require(try await live.account(in: store).loadTokens())
-                #expect(sameTokens(await requester.currentTokens, stored), "the new tokens were stored")
+                #expect(sameTokens(await requester.tokenSource.heldTokens, stored), "the new tokens were stored")
                 #expect(stored.accessToken != old.accessToken)
                 #expect(!events.all.contains { if case .tokensNotSaved = $0 { true } else { false } })
             }
@@ -282,8 +283,8 @@ extension LiveServerTests {
 
                     let stored = try #require(try await live.account(in: fileStore(file)).loadTokens())
                     #expect(stored.accessToken != old.accessToken)
-                    #expect(sameTokens(await a.currentTokens, stored))
-                    #expect(sameTokens(await b.currentTokens, stored))
+                    #expect(sameTokens(await a.tokenSource.heldTokens, stored))
+                    #expect(sameTokens(await b.tokenSource.heldTokens, stored))
 
                     // A new process after the refresh: uses the rotated tokens, no refresh, no login.
                     let eventsC = Recorder<RequesterEvent>()
@@ -292,7 +293,7 @@ extension LiveServerTests {
                     stats = live.server.stats
                     #expect(stats.refreshes == 1 && stats.logins == 1 && stats.unauthorized == 0)
                     #expect(eventsC.all == [.usedToken])
-                    #expect(sameTokens(await c.currentTokens, stored))
+                    #expect(sameTokens(await c.tokenSource.heldTokens, stored))
                 }
             }
         }
@@ -321,7 +322,7 @@ extension LiveServerTests {
                 var stats = live.server.stats
                 #expect(stats.refreshes == 0 && stats.faultedRefreshes == 1 && stats.authorized == 1)
                 #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
-                #expect(sameTokens(await requester.currentTokens, old))
+                #expect(sameTokens(await requester.tokenSource.heldTokens, old))
 
                 // Expired: the error, transient; nothing sent with the expired token.
                 try await sleep(until: old.accessTokenExpiry, margin: 0.1)
@@ -335,7 +336,7 @@ extension LiveServerTests {
                 stats = live.server.stats
                 #expect(stats.unauthorized == 0 && stats.authorized == 1 && stats.faultedRefreshes == 2)
                 #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
-                #expect(sameTokens(await requester.currentTokens, old))
+                #expect(sameTokens(await requester.tokenSource.heldTokens, old))
 
                 // The kept refresh token still works once the server recovers.
                 live.server.faults.reset()
@@ -380,7 +381,7 @@ extension LiveServerTests {
                 stats = live.server.stats
                 #expect(stats.refreshes == 1)
                 #expect(stats.unauthorized == 0, "an expired token was sent")
-                let refreshed = try #require(await requester.currentTokens)
+                let refreshed = try #require(await requester.tokenSource.heldTokens)
                 #expect(refreshed.freshness(at: clock.now(), leeway: 0) != .expired)
             }
         }
@@ -406,13 +407,13 @@ extension LiveServerTests {
                 #expect(try await requester.send(live.devsRequest).status == 200)
                 live.server.revokeAccessTokens(login: testUser)
                 #expect(try await requester.send(live.devsRequest).status == 200)
-                let second = try #require(await requester.currentTokens)
+                let second = try #require(await requester.tokenSource.heldTokens)
                 // A failed refresh of a stale token, then a successful one.
                 try await sleep(until: staleMoment(of: second))
                 live.server.faults.set(.status500, count: 1)
                 #expect(try await requester.send(live.devsRequest).status == 200)
                 #expect(try await requester.send(live.devsRequest).status == 200)
-                let third = try #require(await requester.currentTokens)
+                let third = try #require(await requester.tokenSource.heldTokens)
                 #expect(live.server.stats.refreshes == 2)
 
                 // Errors that pass near secrets.
@@ -512,7 +513,7 @@ extension LiveServerTests {
                     timeout: .seconds(5))
             }
             await transport.shutdown()
-            guard case .invalidRequest(let why) = error else {
+            guard case .invalidRequest(let why, _) = error else {
                 Issue.record("expected .invalidRequest, got \(String(describing: error))")
                 return
             }

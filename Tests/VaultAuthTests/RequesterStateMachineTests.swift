@@ -142,7 +142,7 @@ struct RequesterStateMachineTests {
         #expect(f.events.count(of: .refreshed) == 1)
         // A load that began before the refresh must not put the replaced tokens back.
         #expect(f.events.count(of: .adoptedStoredTokens) == 0)
-        #expect(await requester.currentTokens?.accessToken == Secret("access-1"))
+        #expect(await requester.tokenSource.heldTokens?.accessToken == Secret("access-1"))
     }
 
     @Test("concurrent first requests share one slow store read; the refresh's tokens are not rolled back by it")
@@ -174,7 +174,7 @@ struct RequesterStateMachineTests {
         // process stored (every 200 ms of real time) may add reads on a busy machine.
         #expect(store.calls(.load) >= 2, "one first read, one re-read under the refresh")
         #expect(events.count(of: .adoptedStoredTokens) == 0, "\(events.all)")
-        #expect(await requester.currentTokens?.accessToken == Secret("access-1"))
+        #expect(await requester.tokenSource.heldTokens?.accessToken == Secret("access-1"))
     }
 
     @Test("a 401 for the current token: one refresh, one replay with the new token")
@@ -227,7 +227,7 @@ struct RequesterStateMachineTests {
         let transport = FakeTransport { _ in HTTPResponse(status: 200) }
         let requester = f.requester(transport)
         let before = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
-        guard case .authentication(let why, _) = before, why.contains("not logged in") else {
+        guard case .authentication(let why, _, _) = before, why.contains("not logged in") else {
             Issue.record("expected not logged in, got \(String(describing: before))")
             return
         }
@@ -365,7 +365,7 @@ struct RequesterStateMachineTests {
         #expect(try await f.stored() == f.initial)
     }
 
-    @Test("no stored tokens: .authentication asking for vault login, nothing sent")
+    @Test("no stored tokens: .authentication whose remedy is to log in to the account, nothing sent")
     func notLoggedIn() async throws {
         let clock = ManualClock()
         let transport = FakeTransport { _ in HTTPResponse(status: 200) }
@@ -373,11 +373,12 @@ struct RequesterStateMachineTests {
             account: AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "nobody"),
             provider: FakeProvider(clock: clock), transport: transport, clock: clock)
         let error = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
-        guard case .authentication(let why, _) = error else {
+        guard case .authentication(let why, _, let remedy) = error else {
             Issue.record("expected .authentication, got \(String(describing: error))")
             return
         }
-        #expect(why.contains("vault login"))
+        #expect(why.contains("not logged in"))
+        #expect(remedy == .logIn(server: "https://api.example.test", account: "nobody"))
         #expect(transport.requests.count == 0)
     }
 
@@ -423,7 +424,7 @@ struct RequesterStateMachineTests {
             #expect(eventsA.count(of: .refreshed) == 1)
             #expect(eventsB.count(of: .adoptedStoredTokens) == 1)
             #expect(eventsB.count(of: .refreshed) == 0)
-            #expect(await b.currentTokens?.accessToken == Secret("access-1"))
+            #expect(await b.tokenSource.heldTokens?.accessToken == Secret("access-1"))
             #expect(Array(transport.bearers.suffix(2)) == ["access-1", "access-1"])
         }
     }

@@ -48,7 +48,7 @@ public struct BrowserSignIn: Sendable {
     /// the PKCE challenge and the nonce are not in any command line. Returns the tokens (the
     /// ID token verified); nothing is stored here.
     ///
-    /// Errors: the provider's `error` redirect is ``AuthError/authentication(_:providerCode:)``
+    /// Errors: the provider's `error` redirect is ``AuthError/authentication(_:providerCode:remedy:)``
     /// with its code and (escaped) description; the timeout, and a start link used twice or a
     /// redirect without its cookie, are `.authentication`; the code exchange fails as the token
     /// endpoint does. The listener is closed in every case.

@@ -69,6 +69,6 @@ public struct DeviceSignIn: Sendable {
             }
         }
         if let lastFailure { throw lastFailure }
-        throw .authentication("the device code expired before anyone signed in; run vault login again", providerCode: "expired_token")
+        throw .authentication("the device code expired before anyone signed in", providerCode: "expired_token", remedy: .logInAgain)
     }
 }

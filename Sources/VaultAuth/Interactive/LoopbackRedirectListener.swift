@@ -131,11 +131,11 @@ public final class LoopbackRedirectListener: Sendable {
                 let task = loop.scheduleTask(in: TimeAmount(after), fire)
                 return { task.cancel() }
             },
-            expired: { .authentication("no sign-in arrived within \(timeout); run vault login again") }
+            expired: { .authentication("no sign-in arrived within \(timeout)", remedy: .logInAgain) }
         ) { () async throws(AuthError) -> AuthorizationCallback in
             switch await inbox.next() {
             case .callback(let callback): return callback
-            case .linkReused: throw .authentication(Self.linkReused)
+            case .linkReused: throw .authentication(Self.linkReused, remedy: .logInAgain)
             }
         }
     }
@@ -143,7 +143,7 @@ public final class LoopbackRedirectListener: Sendable {
     /// Why a sign-in ended when its link was used twice or a redirect came without the cookie.
     static let linkReused =
         "another program used the sign-in link (it was opened a second time, or the redirect came without the browser's cookie); "
-        + "nothing was stored; run vault login again"
+        + "nothing was stored"
 
     /// Stops listening (open connections are closed too).
     public func close() async {

@@ -70,7 +70,7 @@ extension OAuth2Provider {
     }
 
     /// Polls the token endpoint once. `access_denied` and `expired_token` are
-    /// ``AuthError/authentication(_:providerCode:)`` with that code; other errors as ``classify(_:)``.
+    /// ``AuthError/authentication(_:providerCode:remedy:)`` with that code; other errors as ``classify(_:)``.
     public func pollDevice(_ authorization: DeviceAuthorization) async throws(AuthError) -> DevicePoll {
         do throws(AuthError) {
             return .approved(

@@ -11,7 +11,7 @@ import VaultStore
 /// the kept set lacks makes it fetch the set once more (key rotation), never more than once
 /// per token.
 ///
-/// Every failure is ``AuthError/authentication(_:providerCode:)`` naming the check that
+/// Every failure is ``AuthError/authentication(_:providerCode:remedy:)`` naming the check that
 /// failed, except a JWKS that cannot be fetched (`.server` / `.network`). No token text is
 /// ever put in a message.
 public actor IDTokenVerifier {

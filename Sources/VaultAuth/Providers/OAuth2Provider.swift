@@ -47,7 +47,7 @@ public struct OAuth2Provider: AuthProvider {
     /// Where a refused ID token of a refresh is reported (the refresh itself goes on).
     let logger: Logger
 
-    /// A provider for `settings`. Throws ``AuthError/configuration(_:providerCode:)`` when the token URL is
+    /// A provider for `settings`. Throws ``AuthError/configuration(_:providerCode:remedy:)`` when the token URL is
     /// missing or has no host, or the client id is missing or empty.
     public init(
         settings: LoginSettings, transport: any HTTPTransport, clock: any AuthClock = SystemClock(),
@@ -55,10 +55,10 @@ public struct OAuth2Provider: AuthProvider {
     ) throws(AuthError) {
         self.logger = logger
         guard let tokenURLText = settings.tokenURL, let tokenURL = URL(string: tokenURLText), tokenURL.host != nil else {
-            throw .configuration("the OAuth 2.0 provider needs --token-url")
+            throw .configuration("the OAuth 2.0 provider needs a token URL", remedy: .giveSetting(.tokenURL))
         }
         guard let clientID = settings.clientID, !clientID.isEmpty else {
-            throw .configuration("the OAuth 2.0 provider needs --client-id")
+            throw .configuration("the OAuth 2.0 provider needs a client id", remedy: .giveSetting(.clientID))
         }
         self.tokenURL = tokenURL
         self.clientID = clientID
@@ -93,14 +93,14 @@ public struct OAuth2Provider: AuthProvider {
     /// an account that signed in through the browser or the device grant.
     public static let sessionEnded = "the provider no longer accepts the refresh token, and only a person can sign in again"
 
-    /// Posts the password grant (throwing ``AuthError/authentication(_:providerCode:)`` without a UTF-8
+    /// Posts the password grant (throwing ``AuthError/authentication(_:providerCode:remedy:)`` without a UTF-8
     /// password) or the client_credentials grant, with ``scope``. See ``AuthProvider/login(account:password:)``.
     public func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
         var form: [(String, String)]
         switch grant {
         case .password:
             guard let password = password?.utf8String else {
-                throw .authentication("no stored password for \(account); run vault login")
+                throw .authentication("no stored password for \(account)", remedy: .logIn(server: nil, account: account))
             }
             form = [("grant_type", "password"), ("username", account), ("password", password)]
         case .clientCredentials:
@@ -112,7 +112,7 @@ public struct OAuth2Provider: AuthProvider {
         return try await tokenRequest(form, previous: nil)
     }
 
-    /// Posts the refresh_token grant; ``AuthError/authentication(_:providerCode:)`` without a refresh token,
+    /// Posts the refresh_token grant; ``AuthError/authentication(_:providerCode:remedy:)`` without a refresh token,
     /// or on `invalid_grant`. See ``AuthProvider/refresh(_:)``.
     public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken?.utf8String else {
@@ -290,26 +290,12 @@ public struct OAuth2Provider: AuthProvider {
             return .authentication("\(endpoint) answered invalid_grant\(detail)", providerCode: "invalid_grant")
         case "invalid_client":
             return .configuration(
-                "the OAuth client was rejected (invalid_client\(detail)); check --client-id and the client secret, then run vault login",
-                providerCode: "invalid_client")
+                "the OAuth client was rejected (invalid_client\(detail))", providerCode: "invalid_client", remedy: .checkClient)
         case .some(let code) where response.status < 500 && response.status != 429:
             return .configuration("\(endpoint) answered \(code)\(detail)", providerCode: code)
         default:
             let retry = response.header("Retry-After").map { " (retry after \(TextEscaping.escaped(String($0.prefix(40)))) s)" } ?? ""
             return .server(status: response.status, message: "\(endpoint) failed\(code.map { " with \($0)" } ?? "")\(retry)")
         }
-    }
-}
-
-/// `application/x-www-form-urlencoded` encoding.
-enum FormEncoding {
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-    }
-
-    static func encode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
     }
 }

@@ -42,7 +42,7 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// endpoint must pass ``URLPolicy`` (https, or http on loopback only).
     ///
     /// Errors: a document naming another issuer, or one without a usable `token_endpoint`, is
-    /// ``AuthError/configuration(_:providerCode:)``; no document at all is `.configuration` too;
+    /// ``AuthError/configuration(_:providerCode:remedy:)``; no document at all is `.configuration` too;
     /// 5xx and timeouts are `.server` / `.network`. Redirects are not followed.
     public static func discover(
         issuer: String, transport: any HTTPTransport, timeout: Duration
@@ -50,7 +50,9 @@ public struct ProviderMetadata: Sendable, Equatable {
         -> ProviderMetadata
     {
         guard let issuerURL = URL(string: issuer), issuerURL.host != nil, issuerURL.query == nil, issuerURL.fragment == nil
-        else { throw .invalidRequest("--issuer must be the provider's issuer URL, such as https://accounts.example.com") }
+        else {
+            throw .invalidRequest("the issuer must be the provider's issuer URL, such as https://accounts.example.com", remedy: .giveSetting(.issuer))
+        }
         try URLPolicy.check(issuerURL)
         var lastStatus = 0
         for url in documentURLs(issuerURL) {
@@ -63,8 +65,7 @@ public struct ProviderMetadata: Sendable, Equatable {
             lastStatus = response.status
         }
         throw .configuration(
-            "\(TextEscaping.escaped(issuer)) publishes no OpenID Connect or RFC 8414 metadata (HTTP \(lastStatus)); "
-                + "give the endpoints with --provider oauth2")
+            "\(TextEscaping.escaped(issuer)) publishes no OpenID Connect or RFC 8414 metadata (HTTP \(lastStatus))", remedy: .giveEndpoints)
     }
 
     /// `ISSUER/.well-known/openid-configuration`, then RFC 8414's form, which puts the

@@ -45,11 +45,11 @@ public struct ReferenceAPIProvider: AuthProvider {
     /// `"reference"`; see ``AuthProvider/name``.
     public var name: String { "reference" }
 
-    /// `POST api/login` with the account and its password; throws ``AuthError/authentication(_:providerCode:)``
+    /// `POST api/login` with the account and its password; throws ``AuthError/authentication(_:providerCode:remedy:)``
     /// without a UTF-8 password. See ``AuthProvider/login(account:password:)``.
     public func login(account: String, password: Secret?) async throws(AuthError) -> TokenSet {
         guard let password, let text = password.utf8String else {
-            throw .authentication("no stored password for \(account); run vault login")
+            throw .authentication("no stored password for \(account)", remedy: .logIn(server: nil, account: account))
         }
         let body = try? JSONSerialization.data(withJSONObject: ["login": account, "password": text])
         let request = HTTPRequest(

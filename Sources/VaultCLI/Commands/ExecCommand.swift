@@ -102,7 +102,7 @@ struct ExecCommand: AsyncParsableCommand {
             let token = try await AuthOptions.withSession(
                 server: binding.server, account: binding.account, requestTimeout: requestTimeout, secureStore: secureStore, options: store
             ) { session throws(AuthError) in
-                try await session.requester(onEvent: { EventReport.note($0, verbose: verbose) }).accessToken()
+                try await session.tokenSource(onEvent: { EventReport.note($0, verbose: verbose) }).accessToken()
             }
             return token.bytes
         }

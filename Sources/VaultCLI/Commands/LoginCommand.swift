@@ -189,38 +189,13 @@ struct LoginCommand: AsyncParsableCommand {
             throw .invalidRequest("--provider oidc signs in with --grant authorization-code or --device")
         }
         let waitLimit = try auth.validatedTimeout(default: 300)
-        let timeoutGiven = auth.timeout != nil
-        let device = requested.grant == .device
-        let exchangeTimeout = try auth.exchangeTimeout(interactive: true)
+        let request = OIDCSignInRequest(
+            settings: requested, issuer: issuer, waitLimit: waitLimit, boundsDeviceSignIn: auth.timeout != nil,
+            presentStartLink: Self.presentStartLink, refused: Self.reportRefused, presentDeviceCode: Self.presentDeviceCode,
+            locked: { Interruption.committing() })
         Interruption.handle("the sign-in")
         let tokens = try await auth.withSession(store, interactive: true) { session throws(AuthError) -> TokenSet in
-            var settings = requested
-            if let issuer {
-                let metadata = try await ProviderMetadata.discover(issuer: issuer, transport: session.transport, timeout: exchangeTimeout)
-                guard metadata.jwksURI != nil else {
-                    throw .configuration("the provider's metadata names no jwks_uri, so its ID tokens cannot be verified")
-                }
-                settings = settings.adopting(metadata)
-            }
-            let oauth = try session.oauthProvider(for: settings)
-            let tokens: TokenSet
-            if device {
-                guard let url = settings.deviceURL.flatMap(URL.init(string:)) else {
-                    throw .configuration("the provider has no device authorization endpoint; give --device-url or sign in without --device")
-                }
-                tokens = try await DeviceSignIn(provider: oauth, deviceURL: url, timeout: timeoutGiven ? waitLimit : nil)
-                    .run(present: Self.presentDeviceCode)
-            } else {
-                guard let url = settings.authorizationURL.flatMap(URL.init(string:)) else {
-                    throw .configuration("the provider has no authorization endpoint; give --authorization-url or use --device")
-                }
-                let launcher = BrowserLauncher()
-                tokens = try await BrowserSignIn(
-                    provider: oauth, authorizationURL: url, openIDConnect: settings.isOpenIDConnect, timeout: waitLimit
-                ).run(present: Self.presentStartLink, open: { launcher.open($0.absoluteString) }, refused: Self.reportRefused)
-            }
-            try await session.adopt(tokens, settings: settings, locked: { Interruption.committing() })
-            return tokens
+            try await session.signIn(with: request)
         }
         let who = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)).map { " (signed in: \($0.who))" } ?? ""
         Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)\(who)")

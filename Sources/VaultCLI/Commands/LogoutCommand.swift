@@ -44,7 +44,7 @@ struct LogoutCommand: AsyncParsableCommand {
             if endSession { try showEndSession(report) }
             if let failure = report.revocationFailure {
                 throw .network(
-                    "logged out here, but the provider could not be told to revoke the tokens (\(failure)); they may stay valid "
+                    "logged out here, but the provider could not be told to revoke the tokens (\(failure.commandLineMessage)); they may stay valid "
                         + "at the provider until they expire")
             }
             Terminal.note(Self.outcome(of: report, server: server, account: account))

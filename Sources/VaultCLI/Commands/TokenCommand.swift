@@ -38,7 +38,7 @@ struct TokenCommand: AsyncParsableCommand {
         try await reportingAuthErrors { () async throws(AuthError) in
             let verbose = store.verbose
             let token = try await auth.withSession(store) { session throws(AuthError) in
-                try await session.requester(onEvent: { EventReport.note($0, verbose: verbose) }).accessToken()
+                try await session.tokenSource(onEvent: { EventReport.note($0, verbose: verbose) }).accessToken()
             }
             Terminal.write(token.bytes + [0x0A])
         }

@@ -3,7 +3,7 @@
 
 import VaultStore
 
-/// The account's tokens as a ``Requester`` holds them: exactly one of these at a time.
+/// The account's tokens as a ``TokenSource`` holds them: exactly one of these at a time.
 ///
 /// ```
 /// unloaded ──first request──▶ loading ──stored tokens──▶ ready ◀──────────┐
@@ -72,35 +72,4 @@ struct HeldTokens {
     }
 
     static func bearer(_ token: Secret) -> String { "Bearer \(token.utf8String ?? "")" }
-}
-
-/// Bounds the refreshes that rejected tokens cause, after Alamofire's `RefreshWindow`: at
-/// most `maximumAttempts` in any `interval` (monotonic clock). A resource that answers 401
-/// to every new token then costs a few refreshes, not one per request, and the requests
-/// fail with ``AuthError/excessiveRefresh(_:)``. (Refreshes at expiry are not counted:
-/// token lifetimes bound them already.)
-struct RefreshWindow {
-    let interval: Duration
-    let maximumAttempts: Int
-    private var attempts: [ContinuousClock.Instant] = []
-
-    init(interval: Duration, maximumAttempts: Int) {
-        self.interval = interval
-        self.maximumAttempts = max(1, maximumAttempts)
-    }
-
-    /// Throws when `maximumAttempts` refreshes were recorded within the last `interval`.
-    mutating func check(at now: ContinuousClock.Instant) throws(AuthError) {
-        attempts.removeAll { now - $0 >= interval }
-        guard attempts.count < maximumAttempts else {
-            throw .excessiveRefresh(
-                "the server rejected \(maximumAttempts) new access tokens within \(interval); not refreshing again for now "
-                    + "(is the 401 from another service than the account's?)")
-        }
-    }
-
-    /// Records a refresh (one that issued a new token) at `now`.
-    mutating func record(at now: ContinuousClock.Instant) {
-        attempts.append(now)
-    }
 }
