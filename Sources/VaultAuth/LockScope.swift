@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultStore
+
 extension Result where Failure == AuthError {
     /// What `body` returned or threw, awaited: for work whose outcome is kept (a task's
     /// value shared by its waiters) or settled after a step that must run either way.

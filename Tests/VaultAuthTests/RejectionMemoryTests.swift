@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 import VaultStore
+import VaultTesting
 
 @testable import VaultAuth
 
