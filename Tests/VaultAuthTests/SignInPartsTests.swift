@@ -161,6 +161,9 @@ struct SignInPartsTests {
         #expect(first.contains("\r\nReferrer-Policy: no-referrer\r\n"), "the link does not travel to the provider as a Referer")
         let second = try Self.fetch(link, port: port)
         #expect(second.hasPrefix("HTTP/1.1 403") && second.contains("Another program used this sign-in link"), "\(second)")
+        // A library caller that names nothing gets pages that name no program.
+        #expect(second.contains("so this program stopped the sign-in and stored nothing. Start the sign-in again."), "\(second)")
+        #expect(!second.contains("vault login"), "\(second)")
         await #expect { try await listener.callback(timeout: .seconds(30)) } throws: { sameCase($0, as: AuthError.authentication("")) }
         do {
             _ = try await listener.callback(timeout: .seconds(30))

@@ -16,10 +16,14 @@ public struct BrowserSignIn: Sendable {
     public let openIDConnect: Bool
     /// How long the person has to finish (default 5 minutes).
     public let timeout: Duration
+    /// How the listener's pages name the program (``SignInPageNames``).
+    public let pageNames: SignInPageNames
 
     /// A sign-in with `provider` at `authorizationURL`; `.invalidRequest` when that URL fails ``URLPolicy``.
+    /// The listener's pages name the program as `pageNames` says.
     public init(
-        provider: OAuth2Provider, authorizationURL: URL, openIDConnect: Bool, timeout: Duration = .seconds(300)
+        provider: OAuth2Provider, authorizationURL: URL, openIDConnect: Bool, timeout: Duration = .seconds(300),
+        pageNames: SignInPageNames = .neutral
     )
         throws(AuthError)
     {
@@ -28,6 +32,7 @@ public struct BrowserSignIn: Sendable {
         self.authorizationURL = authorizationURL
         self.openIDConnect = openIDConnect
         self.timeout = timeout
+        self.pageNames = pageNames
     }
 
     /// The authorization request URL for `secrets` and `redirectURI`, keeping any query the endpoint has.
@@ -57,7 +62,7 @@ public struct BrowserSignIn: Sendable {
     ) async throws(AuthError) -> TokenSet {
         let secrets = AuthorizationSecrets()
         let listener = try await LoopbackRedirectListener.start(
-            state: secrets.state, authorizationURL: { [self] in requestURL(secrets, redirectURI: $0) }, refused: refused)
+            state: secrets.state, authorizationURL: { [self] in requestURL(secrets, redirectURI: $0) }, names: pageNames, refused: refused)
         let result: Result<AuthorizationCallback, AuthError>
         do throws(AuthError) {
             present(listener.startURL)

@@ -66,21 +66,22 @@ public final class LoopbackRedirectListener: Sendable {
 
     /// Starts listening for the redirect that carries `state`; the start link leads to
     /// `authorizationURL(redirectURI)`. `refused` hears of each owner whose connections are
-    /// refused, once. `.network` when no port can be bound.
+    /// refused, once; the pages name the program as `names` says. `.network` when no port
+    /// can be bound.
     public static func start(
         state: String, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL,
-        refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }
+        names: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }
     ) async throws(AuthError) -> LoopbackRedirectListener {
-        try await start(state: state, authorizationURL: authorizationURL, refused: refused, owner: UInt32(geteuid()))
+        try await start(state: state, authorizationURL: authorizationURL, names: names, refused: refused, owner: UInt32(geteuid()))
     }
 
-    /// ``start(state:authorizationURL:refused:)`` serving the connections of `owner` (tests
-    /// pass another uid to see their own connections refused).
+    /// ``start(state:authorizationURL:names:refused:)`` serving the connections of `owner`
+    /// (tests pass another uid to see their own connections refused).
     static func start(
-        state: String, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL,
+        state: String, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL, names: SignInPageNames = .neutral,
         refused: @escaping @Sendable (RefusedConnection) -> Void, owner: UInt32
     ) async throws(AuthError) -> LoopbackRedirectListener {
-        let inbox = CallbackInbox(state: state, refused: refused)
+        let inbox = CallbackInbox(state: state, names: names, refused: refused)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 16)
             .childChannelInitializer { channel in
@@ -182,11 +183,14 @@ final class CallbackInbox: Sendable {
     let startToken = AuthorizationSecrets.random()
     /// The cookie the start link sets and the redirect must bring back.
     let cookieValue = AuthorizationSecrets.random()
+    /// How the pages name the program.
+    let names: SignInPageNames
     private let refused: @Sendable (RefusedConnection) -> Void
     private let state = Mutex(State())
 
-    init(state: String, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }) {
+    init(state: String, names: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }) {
         expectedState = state
+        self.names = names
         self.refused = refused
     }
 
@@ -290,10 +294,11 @@ private final class CallbackHandler: ChannelInboundHandler {
     private func answer(_ head: HTTPRequestHead) -> Answer {
         let components = URLComponents(string: head.uri)
         guard head.method == .GET, let components, components.path == "/callback" || components.path.hasPrefix("/start/") else {
-            return Answer(status: .notFound, title: "Not found", message: "vault listens here only for its sign-in.")
+            return Answer(status: .notFound, title: "Not found", message: "Only the sign-in of \(inbox.names.program) is served here.")
         }
         guard head.headers["Host"] == ["127.0.0.1:\(inbox.port)"] else {
-            return Answer(status: .badRequest, title: "Refused", message: "This request was not sent to vault's own address; it was ignored.")
+            return Answer(
+                status: .badRequest, title: "Refused", message: "This request was not sent to the address of \(inbox.names.program); it was ignored.")
         }
         if components.path.hasPrefix("/start/") {
             return start(token: String(components.path.dropFirst("/start/".count)))
@@ -310,7 +315,8 @@ private final class CallbackHandler: ChannelInboundHandler {
         }
         guard !repeated, let state = query["state"], Self.constantTimeEqual(state, inbox.expectedState) else {
             return Answer(
-                status: .badRequest, title: "Refused", message: "This sign-in response does not belong to the running vault login; it was ignored.")
+                status: .badRequest, title: "Refused",
+                message: "This sign-in response does not belong to the running sign-in of \(inbox.names.program); it was ignored.")
         }
         let callback: AuthorizationCallback
         if let error = query["error"] {
@@ -324,7 +330,8 @@ private final class CallbackHandler: ChannelInboundHandler {
         let forget = [("Set-Cookie", "\(inbox.cookieName)=; Max-Age=0; HttpOnly; SameSite=Lax; Path=/")]
         if case .error = callback {
             return Answer(
-                status: .ok, title: "Sign-in not completed", message: "The provider did not sign you in. You can close this tab; vault says why.",
+                status: .ok, title: "Sign-in not completed",
+                message: "The provider did not sign you in. You can close this tab; \(inbox.names.program) says why.",
                 headers: forget, settled: true)
         }
         return Answer(
@@ -335,7 +342,9 @@ private final class CallbackHandler: ChannelInboundHandler {
     /// The start link: the first fetch is sent on to the provider with the cookie; another ends the sign-in.
     private func start(token: String) -> Answer {
         guard Self.constantTimeEqual(token, inbox.startToken) else {
-            return Answer(status: .notFound, title: "Not found", message: "This is not the link of the running vault login; it was ignored.")
+            return Answer(
+                status: .notFound, title: "Not found",
+                message: "This is not the link of the running sign-in of \(inbox.names.program); it was ignored.")
         }
         guard let authorizationURL = inbox.claimStart() else { return linkReused() }
         return Answer(
@@ -351,7 +360,8 @@ private final class CallbackHandler: ChannelInboundHandler {
         guard inbox.accept(.linkReused) else { return Self.alreadyUsed }
         return Answer(
             status: .forbidden, title: "Sign-in stopped",
-            message: "Another program used this sign-in link, so vault stopped the sign-in and stored nothing. Run vault login again.",
+            message:
+                "Another program used this sign-in link, so \(inbox.names.program) stopped the sign-in and stored nothing. \(inbox.names.startAgain)",
             settled: true)
     }
 

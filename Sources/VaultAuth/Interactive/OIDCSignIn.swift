@@ -25,6 +25,8 @@ public struct OIDCSignInRequest: Sendable {
     public var presentStartLink: @Sendable (URL) -> Void
     /// Opens the start link in a browser (default: ``BrowserLauncher``).
     public var openBrowser: @Sendable (URL) -> Void
+    /// How the loopback listener's pages name the program (default ``SignInPageNames/neutral``).
+    public var pageNames: SignInPageNames
     /// Told of each user whose connection to the loopback listener was refused.
     public var refused: @Sendable (RefusedConnection) -> Void
     /// Shows the device code and where to enter it.
@@ -37,7 +39,7 @@ public struct OIDCSignInRequest: Sendable {
     public init(
         settings: LoginSettings, issuer: String? = nil, waitLimit: Duration = .seconds(300), boundsDeviceSignIn: Bool = false,
         presentStartLink: @escaping @Sendable (URL) -> Void, openBrowser: @escaping @Sendable (URL) -> Void = BrowserLauncher.openDefault,
-        refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in },
+        pageNames: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in },
         presentDeviceCode: @escaping @Sendable (DeviceAuthorization) -> Void, locked: @escaping @Sendable () -> Void = {}
     ) {
         self.settings = settings
@@ -46,6 +48,7 @@ public struct OIDCSignInRequest: Sendable {
         self.boundsDeviceSignIn = boundsDeviceSignIn
         self.presentStartLink = presentStartLink
         self.openBrowser = openBrowser
+        self.pageNames = pageNames
         self.refused = refused
         self.presentDeviceCode = presentDeviceCode
         self.locked = locked
@@ -92,7 +95,8 @@ extension AuthSession {
                 throw .configuration("the provider has no authorization endpoint", remedy: .giveEndpoint(.authorizationURL, otherwise: .device))
             }
             tokens = try await BrowserSignIn(
-                provider: oauth, authorizationURL: url, openIDConnect: settings.isOpenIDConnect, timeout: request.waitLimit
+                provider: oauth, authorizationURL: url, openIDConnect: settings.isOpenIDConnect, timeout: request.waitLimit,
+                pageNames: request.pageNames
             ).run(present: request.presentStartLink, open: request.openBrowser, refused: request.refused)
         }
         try await adopt(tokens, settings: settings, locked: request.locked)

@@ -191,7 +191,8 @@ struct LoginCommand: AsyncParsableCommand {
         let waitLimit = try auth.validatedTimeout(default: 300)
         let request = OIDCSignInRequest(
             settings: requested, issuer: issuer, waitLimit: waitLimit, boundsDeviceSignIn: auth.timeout != nil,
-            presentStartLink: Self.presentStartLink, refused: Self.reportRefused, presentDeviceCode: Self.presentDeviceCode,
+            presentStartLink: Self.presentStartLink, pageNames: Self.pageNames, refused: Self.reportRefused,
+            presentDeviceCode: Self.presentDeviceCode,
             locked: { Interruption.committing() })
         Interruption.handle("the sign-in")
         let tokens = try await auth.withSession(store, interactive: true) { session throws(AuthError) -> TokenSet in
@@ -200,6 +201,9 @@ struct LoginCommand: AsyncParsableCommand {
         let who = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)).map { " (signed in: \($0.who))" } ?? ""
         Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)\(who)")
     }
+
+    /// How the sign-in pages in the browser name vault and a new sign-in.
+    static let pageNames = SignInPageNames(program: "vault", startAgain: "Run vault login again.")
 
     /// Prints the one-time start link (the browser is sent on from it to the provider).
     @Sendable static func presentStartLink(_ url: URL) {

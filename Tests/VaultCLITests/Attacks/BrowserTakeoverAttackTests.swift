@@ -109,6 +109,8 @@ struct BrowserTakeoverAttackTests {
             #expect(fixture.step("start")?["status"] as? Int == 302, "\(fixture.browserSteps())")
             let again = try #require(fixture.step("start-again"))
             #expect(again["status"] as? Int == 403 && (again["body"] as? String)?.contains("Another program used this sign-in link") == true)
+            // The page names vault and its command: the command passes its names to the library.
+            #expect((again["body"] as? String)?.contains("so vault stopped the sign-in and stored nothing. Run vault login again.") == true)
         }
     }
 
