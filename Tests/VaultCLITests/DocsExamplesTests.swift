@@ -23,6 +23,9 @@ import VaultTestSupport
 // - Whatever their marker, ```cron blocks are checked as crontab(5) lines (one line per
 //   entry, five time fields or an @keyword, no unescaped `%`, `sh -n`), and ```ini blocks
 //   as systemd units (`Key=Value` lines; each `Exec…=` command line `bash -n`).
+// - A ```swift block that is not marked illustrative must stand, line for line and in one
+//   piece (indentation aside), in Tests/VaultAuthTests/ReadmeLibraryExamples.swift, which
+//   compiles with the tests; its `import` lines must be that file's imports.
 // - A block in any other language than those, swift, yaml and text (or none) fails: a
 //   shell example cannot escape the test by its tag.
 //
@@ -384,6 +387,31 @@ enum DocsLinks {
             print("\(document): \(blocks.filter(\.runs).count) blocks run, \(blocks.filter(\.illustrative).count) illustrative")
         }
         #expect(MarkdownExamples.documents.count >= 5, "README.md and docs/*.md: \(MarkdownExamples.documents)")
+    }
+
+    /// The library examples are compiled code: each ```swift block that is not marked
+    /// illustrative is a contiguous run of ReadmeLibraryExamples.swift's lines.
+    @Test func swiftBlocksAreCompiled() throws {
+        let compiledPath = MarkdownExamples.root + "/Tests/VaultAuthTests/ReadmeLibraryExamples.swift"
+        let compiled = try String(contentsOfFile: compiledPath, encoding: .utf8)
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var checked = 0
+        for document in MarkdownExamples.documents {
+            for block in try MarkdownExamples.blocks(of: document) where block.language == "swift" && !block.illustrative {
+                let lines = block.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let imports = lines.filter { $0.hasPrefix("import ") }
+                let code = lines.filter { !$0.hasPrefix("import ") }
+                for line in imports { #expect(compiled.contains(line), "\(block): `\(line)` is not an import of ReadmeLibraryExamples.swift") }
+                let found =
+                    !code.isEmpty
+                    && compiled.indices.contains { start in
+                        start + code.count <= compiled.count && Array(compiled[start..<start + code.count]) == code
+                    }
+                #expect(found, "\(block): this swift block is not in ReadmeLibraryExamples.swift as one piece; copy it there or mark it illustrative")
+                checked += 1
+            }
+        }
+        #expect(checked >= 2, "the README's library examples were not found: \(checked) blocks")
     }
 
     @Test func everyRelativeLinkAndAnchorExists() throws {
