@@ -19,15 +19,17 @@ enum ReadmeLibraryExamples {
             passphrase: .standard(given: [.file("/run/secrets/vault-passphrase")]),
             keyCache: .kernelKeyring(lifetime: 600))
         try store.save(Credential(server: "api.example.com", account: "ci-bot", secret: Secret(token)))
-        let item = try store.load(server: "api.example.com", account: "ci-bot")   // nil when missing
-        try store.remove(server: "api.example.com", account: "ci-bot")            // idempotent
-        let all = try store.list()                                                // no secrets
+        let item = try store.load(server: "api.example.com", account: "ci-bot")  // nil when missing
+        try store.remove(server: "api.example.com", account: "ci-bot")  // idempotent
+        let all = try store.list()  // no secrets
 
-        let session = AuthSession(store: store, server: "https://auth.example.com", account: "alice",
-                                  transport: AsyncHTTPTransport())
-        try await session.login(settings: LoginSettings(serverURL: "https://auth.example.com"),
-                                password: Secret(password))              // once
-        let requester = try await session.requester()                   // later, in any process
+        let session = AuthSession(
+            store: store, server: "https://auth.example.com", account: "alice",
+            transport: AsyncHTTPTransport())
+        try await session.login(
+            settings: LoginSettings(serverURL: "https://auth.example.com"),
+            password: Secret(password))  // once
+        let requester = try await session.requester()  // later, in any process
         let response = try await requester.send(HTTPRequest(url: URL(string: "https://auth.example.com/api/get_devs")!))
         _ = (item, all, response)
     }
