@@ -298,7 +298,7 @@ public actor TokenSource {
         let base = stored ?? old
         let new: TokenSet
         do throws(AuthError) {
-            new = try await refreshOrLogIn(from: base)
+            new = try await refreshOrLogIn(from: base, stored: stored)
         } catch {
             if case .interactionRequired = error, let stored, stored.refreshToken != nil, stored.refreshToken == base.refreshToken {
                 await forgetDeadRefreshToken(of: stored)
@@ -414,7 +414,11 @@ public actor TokenSource {
     }
 
     /// A refresh with `base`'s refresh token, or, when that fails for good, a silent login.
-    private func refreshOrLogIn(from base: TokenSet) async throws(AuthError) -> TokenSet {
+    /// When the provider refused the refresh token and the silent login fails too (a
+    /// rejected or cooling-down password, a network error), the dead refresh token is
+    /// forgotten (`stored` is what the store holds under the lock), so later commands go
+    /// straight to the silent login and its cool-down instead of offering it again.
+    private func refreshOrLogIn(from base: TokenSet, stored: TokenSet?) async throws(AuthError) -> TokenSet {
         do throws(AuthError) {
             guard base.canRefresh(at: clock.now()) else {
                 throw AuthError.authentication(
@@ -432,9 +436,16 @@ public actor TokenSource {
             guard provider.canLogInSilently else { throw .interactionRequired(why) }
             guard let reauthenticator else { throw error }
             logger.notice("the refresh token is dead (\(error)); logging in again with the stored credentials")
-            let new = try await reauthenticator.reauthenticate(account: account, provider: provider, after: error)
-            emit(.loggedInAgain)
-            return new
+            do throws(AuthError) {
+                let new = try await reauthenticator.reauthenticate(account: account, provider: provider, after: error)
+                emit(.loggedInAgain)
+                return new
+            } catch {
+                if let stored, stored.refreshToken != nil, stored.refreshToken == base.refreshToken {
+                    await forgetDeadRefreshToken(of: stored)
+                }
+                throw error
+            }
         }
     }
 

@@ -94,14 +94,20 @@ struct AuthOptions: ParsableArguments, SessionOptions {
         server: String, account: String, requestTimeout: Duration, secureStore: any SecureStore, options store: some StoreConfigurable,
         _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
-        let transport = AsyncHTTPTransport(connectTimeout: requestTimeout)
         var configuration = Requester.Configuration(requestTimeout: requestTimeout)
-        configuration.lock = LockDirectorySettings.placement(for: secureStore, store.variables)
+        let coolDown: TimeInterval
+        do throws(VaultError) {
+            configuration.lock = try LockDirectorySettings.placement(for: secureStore, store.variables)
+            coolDown = try ReauthenticationSettings.coolDown(store.variables)
+        } catch {
+            throw .store(error)
+        }
+        let transport = AsyncHTTPTransport(connectTimeout: requestTimeout)
         var logger = Logger(label: "vault")
         logger.logLevel = store.verbose ? .info : .warning
         let session = AuthSession(
             store: secureStore, server: server, account: account, transport: WaitNoticeTransport(transport), configuration: configuration,
-            reauthentication: .init(coolDown: ReauthenticationSettings.coolDown(store.variables)), logger: logger)
+            reauthentication: .init(coolDown: coolDown), logger: logger)
         let result: Result<T, AuthError>
         do throws(AuthError) {
             try session.checkLockDirectory()

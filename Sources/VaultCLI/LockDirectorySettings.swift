@@ -9,11 +9,12 @@ import VaultStore
 /// A store with its own lock (a fleet) or its own directory (the vault file's) keeps them.
 package enum LockDirectorySettings {
     /// The refresh lock's placement for accounts kept in `store`: ``RefreshLock/Placement/automatic``,
-    /// with `VAULT_LOCK_DIR` (when it is an absolute path) as the user's directory.
-    package static func placement(for store: any SecureStore, _ variables: [String: String]) -> RefreshLock.Placement {
-        guard let directory = variables["VAULT_LOCK_DIR"], directory.hasPrefix("/"), !(store is any AccountLockingStore),
-            store.lockDirectory == nil
-        else { return .automatic }
+    /// with `VAULT_LOCK_DIR` as the user's directory. Unset or empty is the default; a path
+    /// that is not absolute is `.invalidInput`.
+    package static func placement(for store: any SecureStore, _ variables: [String: String]) throws(VaultError) -> RefreshLock.Placement {
+        guard let directory = variables["VAULT_LOCK_DIR"], !directory.isEmpty else { return .automatic }
+        guard directory.hasPrefix("/") else { throw .invalidInput("VAULT_LOCK_DIR must be an absolute path") }
+        guard !(store is any AccountLockingStore), store.lockDirectory == nil else { return .automatic }
         return .directory(directory)
     }
 }

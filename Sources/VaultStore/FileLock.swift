@@ -16,8 +16,9 @@ import Synchronization
 /// file beside it) and for an account's refresh (``RefreshLock``, ``FileAccountLocking``).
 ///
 /// - The lock file is opened `O_RDWR|O_CREAT|O_NOFOLLOW|O_NONBLOCK` (created 0600) and must
-///   be a regular file of the calling user: a symbolic link, a FIFO, a directory or another
-///   user's file is refused (`.permission`, exit 4), never followed or blocked on. The
+///   be a regular file of the calling user that nobody else may open: a symbolic link, a
+///   FIFO, a directory, another user's file or one with any group or other permission is
+///   refused (`.permission`, exit 4), never followed, blocked on or changed. The
 ///   directory is the caller's to prepare (``PrivateDirectory``). The file is never removed.
 /// - The wait polls `LOCK_NB` every 5 ms up to the timeout, then throws
 ///   ``VaultError/lockTimeout(_:)`` naming the lock file.
@@ -96,12 +97,20 @@ public final class FileLock: AccountLockHold {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
         guard descriptor >= 0 else {
             if errno == ELOOP { throw .permission("refusing the lock file \(path): it is a symbolic link") }
+            if errno == EISDIR { throw .permission("refusing the lock file \(path): it is not a regular file of yours; remove it") }
             throw FileOperations.error(errno, "cannot open the lock file \(path)")
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() else {
             close(descriptor)
             throw .permission("refusing the lock file \(path): it is not a regular file of yours; remove it")
+        }
+        // Another user who can open the file can hold the lock (a flock needs no write
+        // access) and stall every write or refresh: only the user may open it.
+        guard info.st_mode & 0o077 == 0 else {
+            close(descriptor)
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw .permission("refusing the lock file \(path): others can open it (mode \(mode)); chmod 600 \(path)")
         }
         return descriptor
     }

@@ -208,6 +208,7 @@ struct AuthFixture: Sendable {
             }
             #expect(fixture.server.stats.failedLogins == 1, "no further login within the cool-down")
             #expect(fixture.server.stats.logins == 1)
+            #expect(fixture.server.stats.failedRefreshes == 1, "the dead refresh token is offered once, then forgotten")
 
             let saved = try await fixture.vault(["save", "--server", fixture.url, "--account", "alice"], stdin: "rotated-password-77")
             #expect(saved.status == 0)

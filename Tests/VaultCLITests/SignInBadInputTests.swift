@@ -44,6 +44,20 @@ struct SignInBadInputTests {
         #expect(result.err.split(separator: "\n").count == 1)
     }
 
+    @Test(
+        "a VAULT_LOCK_TIMEOUT, VAULT_REAUTH_COOLDOWN or VAULT_LOCK_DIR with a typo: exit 2, one line, never the default",
+        arguments: [
+            (["list"], "VAULT_LOCK_TIMEOUT", "abc"), (["remove", "--server", "s", "--account", "a"], "VAULT_LOCK_TIMEOUT", "nan"),
+            (["token", "--server", "https://api.example.com", "--account", "a"], "VAULT_REAUTH_COOLDOWN", "-1"),
+            (["status"], "VAULT_REAUTH_COOLDOWN", "nan"),
+            (["token", "--server", "https://api.example.com", "--account", "a"], "VAULT_LOCK_DIR", "relative/locks"),
+        ])
+    func badLockAndCoolDownVariables(arguments: [String], variable: String, value: String) async throws {
+        let (result, _) = try await run(arguments, env: [variable: value])
+        #expect(result.status == 2 && result.err.contains("\(variable) must be"), "\(arguments) \(variable)=\(value): \(result.err)")
+        #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(result.err)")
+    }
+
     @Test("whoami for an account never logged in: exit 3, 'run vault login'")
     func whoamiNotLoggedIn() async throws {
         let (result, _) = try await run(["whoami", "--server", "https://api.example.com", "--account", "a"])

@@ -86,18 +86,37 @@ private func isInvalidInput(_ error: any Error) -> Bool {
         #expect(StoreVariables.newPassphraseFile(option: nil, ["VAULT_NEW_PASSPHRASE_FILE": "/n"]) == "/n")
     }
 
-    @Test func vaultLockDirMovesTheRefreshLocksOfAStoreWithoutADirectory() {
+    @Test func vaultLockDirMovesTheRefreshLocksOfAStoreWithoutADirectory() throws {
         let variables = ["VAULT_LOCK_DIR": "/run/vault-locks"]
-        guard case .directory(let path) = LockDirectorySettings.placement(for: InMemoryStore(), variables) else {
+        guard case .directory(let path) = try LockDirectorySettings.placement(for: InMemoryStore(), variables) else {
             Issue.record("VAULT_LOCK_DIR was not used")
             return
         }
         #expect(path == "/run/vault-locks")
         let file = EncryptedFileStore(path: "/srv/vault/vault.db", passphrase: .fixed(Secret("x")))
-        #expect(LockDirectorySettings.placement(for: file, variables).directory(for: file) == "/srv/vault", "beside the vault file")
+        #expect(try LockDirectorySettings.placement(for: file, variables).directory(for: file) == "/srv/vault", "beside the vault file")
         #expect(
-            LockDirectorySettings.placement(for: InMemoryStore(), ["VAULT_LOCK_DIR": "relative"]).directory(for: InMemoryStore())
-                == RefreshLock.perUserDirectory())
+            try LockDirectorySettings.placement(for: InMemoryStore(), ["VAULT_LOCK_DIR": ""]).directory(for: InMemoryStore())
+                == RefreshLock.perUserDirectory(), "empty is unset")
+        #expect {
+            try LockDirectorySettings.placement(for: InMemoryStore(), ["VAULT_LOCK_DIR": "relative"])
+        } throws: { isInvalidInput($0) }
+    }
+
+    @Test("a typo in VAULT_LOCK_TIMEOUT or VAULT_REAUTH_COOLDOWN is refused, never silently the default or off")
+    func lockTimeoutAndCoolDownAreChecked() throws {
+        for bad in ["abc", "nan", "inf", "-1", "0", "3601", "1e300"] {
+            #expect { try StoreVariables.checkLockTimeout(["VAULT_LOCK_TIMEOUT": bad]) } throws: { isInvalidInput($0) }
+        }
+        try StoreVariables.checkLockTimeout(["VAULT_LOCK_TIMEOUT": "0.5"])
+        try StoreVariables.checkLockTimeout(["VAULT_LOCK_TIMEOUT": ""])
+        #expect(StoreVariables.lockTimeout(["VAULT_LOCK_TIMEOUT": "0.5"]) == .milliseconds(500))
+        for bad in ["abc", "nan", "inf", "-1", "1e-400x", "604801"] {
+            #expect { try ReauthenticationSettings.coolDown(["VAULT_REAUTH_COOLDOWN": bad]) } throws: { isInvalidInput($0) }
+        }
+        #expect(try ReauthenticationSettings.coolDown([:]) == 300)
+        #expect(try ReauthenticationSettings.coolDown(["VAULT_REAUTH_COOLDOWN": "0"]) == 0)
+        #expect(try ReauthenticationSettings.coolDown(["VAULT_REAUTH_COOLDOWN": "30"]) == 30)
     }
 
     @Test func remediesAreWordedWithTheOptions() {

@@ -54,12 +54,18 @@ import VaultTestSupport
             mkfifo(fifo, 0o600)
             let directory = dir + "/dir.lock"
             mkdir(directory, 0o700)
-            for path in [link, fifo, directory] {
+            // A lock file others may open: another user could hold the lock and stall every write.
+            let open = dir + "/open.lock"
+            #expect(FileManager.default.createFile(atPath: open, contents: nil, attributes: [.posixPermissions: 0o644]))
+            for path in [link, fifo, directory, open] {
                 let refused = #expect(throws: VaultError.self) { _ = try FileLock(path: path, timeout: .seconds(1)) }
-                #expect(refused?.description.contains("the lock file \(path)") == true, "\(String(describing: refused))")
-                // A link or a FIFO is refused as unsafe; a directory fails to open (EISDIR).
-                if path != directory { #expect(Self.isPermission(refused), "\(path): \(String(describing: refused))") }
+                #expect(refused?.description.contains("refusing the lock file \(path)") == true, "\(String(describing: refused))")
+                #expect(Self.isPermission(refused), "\(path): \(String(describing: refused))")
             }
+            let refusedOpen = #expect(throws: VaultError.self) { _ = try FileLock(path: open, timeout: .seconds(1)) }
+            #expect(refusedOpen?.description.contains("chmod 600 \(open)") == true, "\(String(describing: refusedOpen))")
+            let mode = try FileManager.default.attributesOfItem(atPath: open)[.posixPermissions] as? Int
+            #expect(mode == 0o644, "the lock file's mode is the user's to change")
             #expect(!FileManager.default.fileExists(atPath: dir + "/elsewhere"), "nothing created through the link")
             // The refresh lock has the same checks (before, it followed no link but checked nothing else).
             let refresh = await #expect(throws: VaultError.self) { _ = try await RefreshLock.acquire(path: fifo, timeout: .seconds(1)) }

@@ -45,8 +45,14 @@ struct StatusCommand: AsyncParsableCommand {
         let now = Date()
         var decision: BackendDecision?
         var statuses: [AccountStatus] = []
+        var coolDown: TimeInterval = 0
         try await reportingAuthErrors { () async throws(AuthError) in
-            do throws(VaultError) { decision = try store.decision() } catch { throw .store(error) }
+            do throws(VaultError) {
+                coolDown = try ReauthenticationSettings.coolDown(store.variables)
+                decision = try store.decision()
+            } catch {
+                throw .store(error)
+            }
             let secureStore = try AuthOptions.openStore(store)
             for (server, account) in try AuthOptions.loggedInAccounts(in: secureStore) {
                 do throws(AuthError) {
@@ -59,7 +65,6 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             }
         }
-        let coolDown = ReauthenticationSettings.coolDown(store.variables)
         let report = StatusReport(statuses: statuses, now: now, coolDown: coolDown)
         let backend = decision.map { ($0.kind.rawValue, $0.wordedReason) } ?? ("unknown", "")
         if json {

@@ -97,6 +97,7 @@ package struct StoreConfiguration: Sendable {
     /// backend of `kind` when it lives in another module (``BackendConfigurations``).
     /// `.invalidInput` for a bad variable or option.
     package func openingContext(for kind: BackendKind, addingCachedKeys: Bool = true) throws(VaultError) -> BackendContext {
+        try StoreVariables.checkLockTimeout(variables)
         var context = context()
         if !noKeyCache, let lifetime = try StoreVariables.keyCacheLifetime(variables) {
             let notice: (@Sendable (String) -> Void)? = verbose ? { @Sendable message in Terminal.note(message) } : nil
@@ -108,6 +109,7 @@ package struct StoreConfiguration: Sendable {
 
     /// The backend decision for these options: `--backend`, else `VAULT_BACKEND`, else `auto`.
     package func decision() throws(VaultError) -> BackendDecision {
+        try StoreVariables.checkLockTimeout(variables)
         var requested = backend
         if requested == nil { requested = try StoreVariables.backend(variables) }
         return try BackendSelection.decide(requested: requested ?? .auto, context: context())
