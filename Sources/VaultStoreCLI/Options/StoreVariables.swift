@@ -31,19 +31,22 @@ package enum StoreVariables {
     /// another process's lock on the vault file. Unset or empty is the default; any other
     /// value out of range is refused by ``checkLockTimeout(_:)`` before a store opens.
     package static func lockTimeout(_ variables: [String: String]) -> Duration {
-        guard let raw = variables["VAULT_LOCK_TIMEOUT"], let seconds = Double(raw), seconds.isFinite,
-            (0.1...3600).contains(seconds)
-        else { return FileStoreConfiguration.defaultLockTimeout }
-        return .milliseconds(Int(seconds * 1000))
+        (try? parsedLockTimeout(variables)) ?? FileStoreConfiguration.defaultLockTimeout
     }
 
     /// `.invalidInput` when `VAULT_LOCK_TIMEOUT` is set to something other than seconds from
     /// 0.1 to 3600 (a typo must not wait the default without a word).
     package static func checkLockTimeout(_ variables: [String: String]) throws(VaultError) {
-        guard let raw = variables["VAULT_LOCK_TIMEOUT"], !raw.isEmpty else { return }
+        _ = try parsedLockTimeout(variables)
+    }
+
+    /// The timeout `VAULT_LOCK_TIMEOUT` gives; nil when unset or empty.
+    private static func parsedLockTimeout(_ variables: [String: String]) throws(VaultError) -> Duration? {
+        guard let raw = variables["VAULT_LOCK_TIMEOUT"], !raw.isEmpty else { return nil }
         guard let seconds = Double(raw), seconds.isFinite, (0.1...3600).contains(seconds) else {
             throw .invalidInput("VAULT_LOCK_TIMEOUT must be a number of seconds from 0.1 to 3600")
         }
+        return .milliseconds(Int(seconds * 1000))
     }
 
     /// The key cache's lifetime `VAULT_KEY_CACHE_TTL` asks for (seconds, default 600), or nil
