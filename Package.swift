@@ -54,6 +54,9 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The agent's wire format and its blocking client: no Foundation, no event loop, so the
+        // short-lived `vault` asks the agent at the cost of one socket round trip.
+        .target(name: "VaultAgentProtocol"),
         .target(
             name: "VaultAuth",
             dependencies: [
@@ -83,7 +86,17 @@ let package = Package(
         // The store commands and what every command shares; no networking, no Foundation.
         .target(
             name: "VaultStoreCLI",
-            dependencies: ["VaultStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["VaultStore", "VaultAgentProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // `vault agent`: the socket server, the accounts it keeps alive, token files.
+        .target(
+            name: "VaultAgent",
+            dependencies: [
+                "VaultAgentProtocol", "VaultAuth", "VaultStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // Every command: the store commands and the sign-in ones (login, token, request...).
         .target(
@@ -92,6 +105,8 @@ let package = Package(
                 "VaultStore",
                 "VaultStoreCLI",
                 "VaultAuth",
+                "VaultAgent",
+                "VaultAgentProtocol",
                 "VaultEtcd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,6 +165,11 @@ let package = Package(
             name: "VaultAuthTests",
             dependencies: [
                 "VaultAuth", "AuthServer", "VaultTesting", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+            ]),
+        .testTarget(
+            name: "VaultAgentTests",
+            dependencies: [
+                "VaultAgent", "VaultAgentProtocol", "VaultAuth", "VaultStore", "AuthServer", "VaultTesting", "VaultTestSupport",
             ]),
         .testTarget(
             name: "AuthServerTests",

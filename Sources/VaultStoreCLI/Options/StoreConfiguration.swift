@@ -143,3 +143,19 @@ extension StoreConfigurable {
 extension StoreConfiguration: StoreConfigurable {
     package var configuration: StoreConfiguration { self }
 }
+
+extension StoreConfiguration {
+    /// The store these options select, as the agent names it: a client asks the agent only
+    /// when this equals the agent's own (the agent declines otherwise). It holds what
+    /// decides which store opens: the backend asked for, the vault file, the session bus
+    /// (which `auto` and `secret-service` use) and the etcd endpoints and prefix. Never a secret.
+    package var agentStoreKey: String {
+        let requested = backend?.rawValue ?? variables[StoreVariables.backend].flatMap { $0.isEmpty ? nil : $0 } ?? BackendKind.auto.rawValue
+        let bus = [BackendKind.auto.rawValue, BackendKind.secretService.rawValue].contains(requested) ? locations.sessionBusAddress ?? "" : ""
+        let etcd =
+            requested == "etcd"
+            ? [etcdEndpoints ?? variables["VAULT_ETCD_ENDPOINTS"] ?? "", etcdPrefix ?? variables["VAULT_ETCD_PREFIX"] ?? ""] : ["", ""]
+        return ["backend=\(requested)", "file=\(fileConfiguration.path)", "bus=\(bus)", "etcd=\(etcd[0])", "prefix=\(etcd[1])"].joined(
+            separator: "\n")
+    }
+}
