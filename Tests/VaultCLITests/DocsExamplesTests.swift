@@ -522,6 +522,19 @@ enum DocsLinks {
         }
     }
 
+    @Test func agent() async throws {
+        try await withDocsServer { server in
+            try await withTemporaryDirectory("vault-docs") { home in
+                // The agent's socket in a runtime directory of the test's own, not the machine's.
+                let sandbox = DocsSandbox(
+                    home: home, serverURL: server.url, extra: ["VAULT_BACKEND": "file", "XDG_RUNTIME_DIR": home + "/run", "PW": Self.password])
+                sandbox.write("passphrase", "agent passphrase 7d1e\n")
+                try FileManager.default.createDirectory(atPath: home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try await sandbox.runDocument("docs/agent.md")
+            }
+        }
+    }
+
     @Test(.needsKeyring)
     func secretService() async throws {
         try KeyringTestEnvironment.require()
