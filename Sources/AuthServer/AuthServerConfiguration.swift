@@ -39,6 +39,12 @@ public struct AuthServerConfiguration: Sendable {
     public var accessTokenLifetime: Double
     /// Lifetime of refresh tokens in seconds (default 300). Fractions are allowed (tests).
     public var refreshTokenLifetime: Double
+    /// The idle timeout of refresh tokens in seconds, as Keycloak's SSO Session Idle: a
+    /// refresh token unused for longer is dead, refused as an expired one is (each refresh
+    /// rotates the token, and the new one's clock starts at its issue). When set, OAuth token
+    /// responses carry `refresh_expires_in`, and the `/api` replies' `refreshTokenExpire` is
+    /// the earlier of the absolute and the idle expiry. `nil` (the default): no idle timeout.
+    public var refreshTokenIdleLifetime: Double?
     /// Users registered at start-up (`login`, `password`).
     public var users: [CredentialPair]
     /// OAuth clients accepted by `POST /oauth/token` (`client_id`, `client_secret`).
@@ -93,7 +99,8 @@ public struct AuthServerConfiguration: Sendable {
         deviceSlowDownIncrement: Double = 5,
         devicePendingAfterExpiry: Bool = false,
         issuerOverride: String? = nil,
-        appleClients: [AppleClient] = []
+        appleClients: [AppleClient] = [],
+        refreshTokenIdleLifetime: Double? = nil
     ) {
         self.host = host
         self.port = port
@@ -113,6 +120,7 @@ public struct AuthServerConfiguration: Sendable {
         self.devicePendingAfterExpiry = devicePendingAfterExpiry
         self.issuerOverride = issuerOverride
         self.appleClients = appleClients
+        self.refreshTokenIdleLifetime = refreshTokenIdleLifetime
     }
 
     /// Checks the values that would make the server misbehave; throws
@@ -126,6 +134,9 @@ public struct AuthServerConfiguration: Sendable {
         }
         guard refreshTokenLifetime.isFinite, refreshTokenLifetime > 0 else {
             throw AuthServerConfigurationError("refresh token lifetime must be positive")
+        }
+        if let idle = refreshTokenIdleLifetime, !(idle.isFinite && idle > 0) {
+            throw AuthServerConfigurationError("refresh token idle lifetime must be positive")
         }
         guard maxBodySize > 0 else {
             throw AuthServerConfigurationError("maximum body size must be positive")

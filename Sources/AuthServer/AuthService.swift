@@ -54,13 +54,19 @@ struct IssuedTokens: Sendable {
     let scope: String?
     /// The OpenID Connect ID token, for `openid` scopes of OAuth clients.
     var idToken: String? = nil
+    /// When the refresh token dies (Unix ms): the earlier of its absolute expiry and its idle
+    /// deadline; `nil` without a refresh token.
+    var refreshEndsAtMillis: Int64? = nil
+    /// Whether OAuth replies state ``refreshEndsAtMillis`` as `refresh_expires_in` (the server
+    /// has an idle timeout).
+    var statesRefreshLife = false
 
     /// The `/api` reply for register and login.
     var apiUser: User? {
         guard let user, let refresh else { return nil }
         return User(
             id: user.id, accessToken: access.token, accessTokenExpire: access.expiresAtMillis,
-            refreshToken: refresh.token, refreshTokenExpire: refresh.expiresAtMillis)
+            refreshToken: refresh.token, refreshTokenExpire: refreshEndsAtMillis ?? refresh.expiresAtMillis)
     }
 
     /// The `/api/refresh_tokens` reply.
@@ -68,7 +74,19 @@ struct IssuedTokens: Sendable {
         guard let refresh else { return nil }
         return TokensInfo(
             accessToken: access.token, accessTokenExpire: access.expiresAtMillis,
-            refreshToken: refresh.token, refreshTokenExpire: refresh.expiresAtMillis)
+            refreshToken: refresh.token, refreshTokenExpire: refreshEndsAtMillis ?? refresh.expiresAtMillis)
+    }
+
+    /// `expires_in` at `nowMillis`: the access token's whole seconds left, rounded up, at least 1.
+    func expiresIn(nowMillis: Int64) -> Int {
+        Int(max(1, (access.expiresAtMillis - nowMillis + 999) / 1000))
+    }
+
+    /// `refresh_expires_in` at `nowMillis`: the refresh token's whole seconds left (rounded up
+    /// as `expires_in`, at least 1); `nil` unless ``statesRefreshLife`` and there is a refresh token.
+    func refreshExpiresIn(nowMillis: Int64) -> Int? {
+        guard statesRefreshLife, let end = refreshEndsAtMillis else { return nil }
+        return Int(max(1, (end - nowMillis + 999) / 1000))
     }
 }
 
@@ -88,6 +106,8 @@ final class AuthService: Sendable {
     private let tokens: TokenService
     private let accessLifetimeMillis: Int64
     private let refreshLifetimeMillis: Int64
+    /// The refresh tokens' idle timeout; `nil`: none.
+    private let refreshIdleMillis: Int64?
     /// Access tokens revoked by RFC 7009 (`jti` -> expiry, Unix ms).
     private let revokedAccess = Mutex([String: Int64]())
 
@@ -106,6 +126,20 @@ final class AuthService: Sendable {
         self.identity = identity
         self.accessLifetimeMillis = max(1, Int64((configuration.accessTokenLifetime * 1000).rounded()))
         self.refreshLifetimeMillis = max(1, Int64((configuration.refreshTokenLifetime * 1000).rounded()))
+        self.refreshIdleMillis = configuration.refreshTokenIdleLifetime.map { max(1, Int64(($0 * 1000).rounded())) }
+    }
+
+    /// The life of a refresh token issued or used at `now` whose absolute expiry is `expiresAtMillis`.
+    private func refreshLife(expiresAtMillis: Int64, now: Int64) -> RefreshTokenLife {
+        RefreshTokenLife(expiresAtMillis: expiresAtMillis, idleDeadlineMillis: refreshIdleMillis.map { now + $0 } ?? expiresAtMillis)
+    }
+
+    /// `tokens` with the refresh token's end, `life`, for the replies.
+    private func stating(_ life: RefreshTokenLife, in tokens: IssuedTokens) -> IssuedTokens {
+        var tokens = tokens
+        tokens.refreshEndsAtMillis = life.endMillis
+        tokens.statesRefreshLife = refreshIdleMillis != nil
+        return tokens
     }
 
     /// Registers a user and logs them in.
@@ -228,15 +262,20 @@ final class AuthService: Sendable {
         case .invalid: return .failure(.invalidRefreshToken)
         }
         let now = WallClock.millis()
-        guard claims.principal == .user, claims.clientID == clientID, let userID = Int64(claims.subject.value),
-            let user = users.holder(ofLiveRefreshToken: claims.id.value, userID: userID, now: now)
-        else {
+        guard claims.principal == .user, claims.clientID == clientID, let userID = Int64(claims.subject.value) else {
             return .failure(.invalidRefreshToken)
+        }
+        let life = refreshLife(expiresAtMillis: claims.expiresAtMillis, now: now)
+        let user: UserIdentity
+        switch users.use(liveRefreshToken: claims.id.value, userID: userID, idleDeadlineMillis: life.idleDeadlineMillis, now: now) {
+        case .accepted(let holder): user = holder
+        case .idleExpired: return .failure(.refreshTokenExpired)
+        case .rejected: return .failure(.invalidRefreshToken)
         }
         do {
             let access = try await signAccess(for: user, clientID: clientID, scope: claims.scope, now: now)
             let presented = SignedToken(token: token, expiresAtMillis: claims.expiresAtMillis, id: claims.id.value)
-            return .success(IssuedTokens(user: user, access: access, refresh: presented, scope: claims.scope))
+            return .success(stating(life, in: IssuedTokens(user: user, access: access, refresh: presented, scope: claims.scope)))
         } catch {
             return .failure(.internalError)
         }
@@ -269,8 +308,9 @@ final class AuthService: Sendable {
             let refresh = try await tokens.sign(
                 kind: .refresh, principal: .user, subject: String(user.id), generation: user.generation,
                 clientID: clientID, scope: scope, expiresAtMillis: now + refreshLifetimeMillis, nowMillis: now)
-            users.addRefreshToken(userID: user.id, tokenID: refresh.id, expiresAtMillis: refresh.expiresAtMillis, now: now)
-            return .success(IssuedTokens(user: user, access: access, refresh: refresh, scope: scope))
+            let life = refreshLife(expiresAtMillis: refresh.expiresAtMillis, now: now)
+            users.addRefreshToken(userID: user.id, tokenID: refresh.id, life: life, now: now)
+            return .success(stating(life, in: IssuedTokens(user: user, access: access, refresh: refresh, scope: scope)))
         } catch {
             return .failure(.internalError)
         }
@@ -300,19 +340,19 @@ final class AuthService: Sendable {
         }
         let now = WallClock.millis()
         let newID = UUID().uuidString
-        let newExpiry = now + refreshLifetimeMillis
-        guard
-            case .rotated(let user) = users.rotate(
-                userID: userID, oldID: claims.id.value, newID: newID, newExpiresAtMillis: newExpiry, now: now)
-        else {
-            return .failure(.invalidRefreshToken)
+        let life = refreshLife(expiresAtMillis: now + refreshLifetimeMillis, now: now)
+        let user: UserIdentity
+        switch users.rotate(userID: userID, oldID: claims.id.value, newID: newID, newLife: life, now: now) {
+        case .accepted(let holder): user = holder
+        case .idleExpired: return .failure(.refreshTokenExpired)
+        case .rejected: return .failure(.invalidRefreshToken)
         }
         do {
             let access = try await signAccess(for: user, clientID: clientID, scope: scope, now: now)
             let refresh = try await tokens.sign(
                 kind: .refresh, principal: .user, subject: String(user.id), generation: user.generation,
-                clientID: clientID, scope: scope, expiresAtMillis: newExpiry, nowMillis: now, id: newID)
-            return .success(IssuedTokens(user: user, access: access, refresh: refresh, scope: scope))
+                clientID: clientID, scope: scope, expiresAtMillis: life.expiresAtMillis, nowMillis: now, id: newID)
+            return .success(stating(life, in: IssuedTokens(user: user, access: access, refresh: refresh, scope: scope)))
         } catch {
             return .failure(.internalError)
         }

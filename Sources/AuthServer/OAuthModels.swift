@@ -49,14 +49,17 @@ public struct OAuthError: Codable, Sendable, Equatable, Error {
     }
 }
 
-/// `{"access_token","token_type","expires_in","refresh_token"?,"scope"?}`: an RFC 6749 §5.1
-/// success reply. `expires_in` is relative, in whole seconds (rounded up).
+/// `{"access_token","token_type","expires_in","refresh_token"?,"refresh_expires_in"?,"scope"?}`:
+/// an RFC 6749 §5.1 success reply. `expires_in` is relative, in whole seconds (rounded up);
+/// so is `refresh_expires_in` (Keycloak's field), sent only when the server has a refresh
+/// idle timeout (``AuthServerConfiguration/refreshTokenIdleLifetime``).
 public struct OAuthTokenResponse: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
         case tokenType = "token_type"
         case expiresIn = "expires_in"
         case refreshToken = "refresh_token"
+        case refreshExpiresIn = "refresh_expires_in"
         case scope
         case idToken = "id_token"
     }
@@ -69,6 +72,9 @@ public struct OAuthTokenResponse: Codable, Sendable, Equatable {
     public var expiresIn: Int
     /// The single-use refresh token; absent for client_credentials.
     public var refreshToken: String?
+    /// Seconds until the refresh token dies (the earlier of its expiry and its idle
+    /// deadline); absent without an idle timeout or a refresh token.
+    public var refreshExpiresIn: Int?
     /// The granted scope, when one was requested.
     public var scope: String?
     /// The OpenID Connect ID token (ES256, see ``IDTokenClaims``) when the scope has `openid`.
@@ -77,9 +83,10 @@ public struct OAuthTokenResponse: Codable, Sendable, Equatable {
     /// Creates a success reply.
     public init(
         accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String?, scope: String?,
-        idToken: String? = nil
+        idToken: String? = nil, refreshExpiresIn: Int? = nil
     ) {
         self.idToken = idToken
+        self.refreshExpiresIn = refreshExpiresIn
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn

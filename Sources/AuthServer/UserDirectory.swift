@@ -13,12 +13,27 @@ struct UserIdentity: Sendable, Equatable {
     let generation: Int
 }
 
-/// Outcome of presenting a refresh token's `jti` for rotation.
-enum RotationResult: Sendable, Equatable {
-    /// The old token is dead now and the new one is live.
-    case rotated(UserIdentity)
-    /// Unknown user, or the token was already used or revoked.
+/// Outcome of presenting a refresh token's `jti` for rotation (or for a use without rotation).
+enum RefreshTokenUse: Sendable, Equatable {
+    /// The old token is dead now and the new one is live (without rotation: the token was
+    /// live, and its idle deadline moved on).
+    case accepted(UserIdentity)
+    /// The token was live but unused past its idle deadline: it is dead now.
+    case idleExpired
+    /// Unknown user, or the token was already used, revoked or expired.
     case rejected
+}
+
+/// When a live refresh token dies, in Unix milliseconds.
+struct RefreshTokenLife: Sendable, Equatable {
+    /// Its absolute expiry (the JWT's `exp`).
+    var expiresAtMillis: Int64
+    /// When it dies if unused (``AuthServerConfiguration/refreshTokenIdleLifetime`` after its
+    /// issue or last use); ``expiresAtMillis`` when the server has no idle timeout.
+    var idleDeadlineMillis: Int64
+
+    /// The earlier of the two: the token is dead from then on.
+    var endMillis: Int64 { min(expiresAtMillis, idleDeadlineMillis) }
 }
 
 /// Registered users with hashed passwords, and the live refresh tokens of each
@@ -29,8 +44,8 @@ final class UserDirectory: Sendable {
         let login: String
         var password: PasswordHash
         var generation = 0
-        /// Live refresh token ids and their expiries (Unix ms).
-        var refreshTokens: [String: Int64] = [:]
+        /// Live refresh token ids and when they die.
+        var refreshTokens: [String: RefreshTokenLife] = [:]
     }
 
     private struct State {
@@ -93,36 +108,46 @@ final class UserDirectory: Sendable {
     }
 
     /// Records a newly issued refresh token as live.
-    func addRefreshToken(userID: Int64, tokenID: String, expiresAtMillis: Int64, now: Int64) {
+    func addRefreshToken(userID: Int64, tokenID: String, life: RefreshTokenLife, now: Int64) {
         state.withLock { state in
             guard let login = state.loginByID[userID], var record = state.byLogin[login] else { return }
             record.refreshTokens = Self.pruned(record.refreshTokens, now: now)
-            record.refreshTokens[tokenID] = expiresAtMillis
+            record.refreshTokens[tokenID] = life
             state.byLogin[login] = record
         }
     }
 
-    /// Atomically kills the refresh token `oldID` and makes `newID` live; rejected if `oldID`
-    /// is not live (already used or revoked). Of concurrent uses of one token, exactly one wins.
-    func rotate(userID: Int64, oldID: String, newID: String, newExpiresAtMillis: Int64, now: Int64) -> RotationResult {
+    /// Atomically kills the refresh token `oldID` and makes `newID` live with `newLife`;
+    /// rejected if `oldID` is not live (already used or revoked), `.idleExpired` if it went
+    /// unused past its idle deadline (it stays dead, and says so again until pruned). Of
+    /// concurrent uses of one token, exactly one wins.
+    func rotate(userID: Int64, oldID: String, newID: String, newLife: RefreshTokenLife, now: Int64) -> RefreshTokenUse {
         state.withLock { state in
             guard let login = state.loginByID[userID], var record = state.byLogin[login] else { return .rejected }
-            guard record.refreshTokens.removeValue(forKey: oldID) != nil else { return .rejected }
+            guard let old = record.refreshTokens[oldID] else { return .rejected }
+            // An idle-dead token stays until its absolute expiry (see pruned(_:now:)).
+            guard old.idleDeadlineMillis > now else { return .idleExpired }
+            record.refreshTokens[oldID] = nil
             record.refreshTokens = Self.pruned(record.refreshTokens, now: now)
-            record.refreshTokens[newID] = newExpiresAtMillis
+            record.refreshTokens[newID] = newLife
             state.byLogin[login] = record
-            return .rotated(UserIdentity(id: record.id, login: record.login, generation: record.generation))
+            return .accepted(UserIdentity(id: record.id, login: record.login, generation: record.generation))
         }
     }
 
-    /// The user holding the live refresh token `tokenID`, which stays live (Sign in with
-    /// Apple's refresh tokens do not rotate); `nil` if it was used, revoked or expired.
-    func holder(ofLiveRefreshToken tokenID: String, userID: Int64, now: Int64) -> UserIdentity? {
+    /// Uses the live refresh token `tokenID`, which stays live (Sign in with Apple's refresh
+    /// tokens do not rotate) with its idle deadline moved to `idleDeadlineMillis`: `.accepted`
+    /// with its holder; `.rejected` if it was revoked or expired, `.idleExpired` if it went
+    /// unused past its idle deadline.
+    func use(liveRefreshToken tokenID: String, userID: Int64, idleDeadlineMillis: Int64, now: Int64) -> RefreshTokenUse {
         state.withLock { state in
-            guard let login = state.loginByID[userID], let record = state.byLogin[login],
-                let expiry = record.refreshTokens[tokenID], expiry > now
-            else { return nil }
-            return UserIdentity(id: record.id, login: record.login, generation: record.generation)
+            guard let login = state.loginByID[userID], var record = state.byLogin[login],
+                let life = record.refreshTokens[tokenID], life.expiresAtMillis > now
+            else { return .rejected }
+            guard life.idleDeadlineMillis > now else { return .idleExpired }
+            record.refreshTokens[tokenID]?.idleDeadlineMillis = idleDeadlineMillis
+            state.byLogin[login] = record
+            return .accepted(UserIdentity(id: record.id, login: record.login, generation: record.generation))
         }
     }
 
@@ -167,7 +192,9 @@ final class UserDirectory: Sendable {
         state.withLock { $0.byLogin[login]?.refreshTokens.count }
     }
 
-    private static func pruned(_ tokens: [String: Int64], now: Int64) -> [String: Int64] {
-        tokens.filter { $0.value > now }
+    private static func pruned(_ tokens: [String: RefreshTokenLife], now: Int64) -> [String: RefreshTokenLife] {
+        // Idle-dead tokens stay until their absolute expiry, so that presenting one is still
+        // told "expired" rather than "invalid".
+        tokens.filter { $0.value.expiresAtMillis > now }
     }
 }

@@ -30,6 +30,11 @@ struct VaultAuthServerCommand: ParsableCommand {
     @Option(name: .customLong("refresh-ttl"), help: "Refresh token lifetime in seconds.")
     var refreshTTL: Double = 300
 
+    @Option(
+        name: .customLong("refresh-idle-ttl"),
+        help: "Refresh token idle timeout in seconds (as Keycloak's SSO Session Idle); adds refresh_expires_in to token replies.")
+    var refreshIdleTTL: Double?
+
     @Option(name: .customLong("user"), help: "Pre-register a user, LOGIN:PASSWORD (repeatable).")
     var users: [String] = []
 
@@ -63,6 +68,9 @@ struct VaultAuthServerCommand: ParsableCommand {
     func validate() throws {
         guard accessTTL.isFinite, accessTTL > 0 else { throw ValidationError("--access-ttl must be positive") }
         guard refreshTTL.isFinite, refreshTTL > 0 else { throw ValidationError("--refresh-ttl must be positive") }
+        if let refreshIdleTTL, !(refreshIdleTTL.isFinite && refreshIdleTTL > 0) {
+            throw ValidationError("--refresh-idle-ttl must be positive")
+        }
         for (flag, value) in [("--code-ttl", codeTTL), ("--device-expires-in", deviceExpiresIn), ("--device-interval", deviceInterval)] {
             guard value.isFinite, value > 0 else { throw ValidationError("\(flag) must be positive") }
         }
@@ -117,7 +125,8 @@ struct VaultAuthServerCommand: ParsableCommand {
             authorizationCodeLifetime: codeTTL,
             deviceCodeLifetime: deviceExpiresIn,
             deviceInterval: deviceInterval,
-            appleClients: try loadAppleClients()
+            appleClients: try loadAppleClients(),
+            refreshTokenIdleLifetime: refreshIdleTTL
         )
         let server = try ReferenceAuthServer(configuration: configuration)
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])

@@ -235,6 +235,39 @@ struct AppleEndpointTests {
         }
     }
 
+    @Test("with an idle timeout: each use restarts the unrotated token's idle clock (refresh_expires_in says so); idle past it, invalid_grant")
+    func idleRefreshToken() async throws {
+        var configuration = apple.configuration()
+        configuration.refreshTokenIdleLifetime = 3
+        try await withServer(configuration) { server, api in
+            let code = try #require(server.mintAppleCode(AppleCodeRequest(sub: "s-idle", email: "u@privaterelay.appleid.com")))
+            // The server's use of the token is no earlier than this; its idle deadline no earlier than 3 s later.
+            var lastUse = nowMillis()
+            let signedIn = try await apple.exchange(api, code: code)
+            #expect(signedIn.status == 200, "\(signedIn.text)")
+            let tokens = try signedIn.decode(OAuthTokenResponse.self)
+            #expect((2...3).contains(tokens.refreshExpiresIn ?? -1), "\(signedIn.text)")
+            let refreshToken = try #require(tokens.refreshToken)
+            // Four uses 1 s apart outlive the first window (3 s after the sign-in).
+            for _ in 0..<4 {
+                try await Task.sleep(for: .milliseconds(1_000))
+                let sent = nowMillis()
+                let reply = try await apple.refresh(api, refreshToken)
+                // A refusal counts only when the reply came inside the window.
+                guard reply.status == 200 || nowMillis() < lastUse + 3_000 else {
+                    Issue.record("the machine was too slow to use the token inside a 3 s idle window")
+                    return
+                }
+                #expect(reply.status == 200, "\(reply.text)")
+                #expect((2...3).contains(try reply.decode(OAuthTokenResponse.self).refreshExpiresIn ?? -1), "\(reply.text)")
+                lastUse = sent
+            }
+            try await Task.sleep(for: .milliseconds(3_300))
+            expectAppleError(try await apple.refresh(api, refreshToken), "invalid_grant")
+            #expect(server.stats.refreshes == 4 && server.stats.failedRefreshes == 1)
+        }
+    }
+
     @Test("a used, expired, unknown or foreign code, or a wrong redirect_uri, is invalid_grant")
     func badCodes() async throws {
         let other = P256.Signing.PrivateKey()

@@ -53,6 +53,32 @@ struct ExecutableTests {
         #expect(!server.isRunning)
     }
 
+    @Test("--refresh-idle-ttl: zero, negative, NaN, infinite or no number is a usage error naming it; a good value adds refresh_expires_in")
+    func refreshIdleTTL() async throws {
+        let binary = try #require(serverBinary)
+        for bad in ["0", "-1", "nan", "inf", "soon"] {
+            let server = try ChildProcess(binary.path, ["--refresh-idle-ttl=\(bad)"], stdout: .discarded)
+            let result = try await server.finishAsync(timeout: 10)
+            // 64 (EX_USAGE), as for every other bad option.
+            #expect(result.status == 64, "\(bad): exit \(result.status), \(result.err)")
+            let first = result.err.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(first.contains("--refresh-idle-ttl"), "\(bad): \(result.err)")
+        }
+
+        let server = try ChildProcess(
+            binary.path, ["--port", "0", "--refresh-idle-ttl", "30", "--user", "ann:pw", "--client", "cli:sec"], stderr: .discarded)
+        defer { if server.isRunning { server.kill() } }
+        let shown = try await server.waitForOutput(timeout: 30) { $0.contains("\n") }
+        let line = String(try #require(shown, "no first line within 30 s").prefix { $0 != "\n" })
+        let port = try #require(Int(line.split(separator: ":").last ?? ""))
+        let reply = try await APIClient(port: port).oauth(
+            [("grant_type", "password"), ("username", "ann"), ("password", "pw")], basic: ("cli", "sec"))
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect((28...30).contains(try reply.decode(OAuthTokenResponse.self).refreshExpiresIn ?? -1), "\(reply.text)")
+        server.terminate()
+        _ = try await server.finishAsync(timeout: 10)
+    }
+
     @Test("rejects malformed --user")
     func badArguments() async throws {
         let binary = try #require(serverBinary)

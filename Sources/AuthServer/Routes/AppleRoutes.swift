@@ -99,12 +99,14 @@ struct AppleRoutes: Sendable {
         }
     }
 
-    /// `{"access_token","token_type","expires_in","refresh_token"?,"id_token"}`.
+    /// `{"access_token","token_type","expires_in","refresh_token"?,"refresh_expires_in"?,"id_token"}`
+    /// (`refresh_expires_in` with a refresh idle timeout, also for a refresh: the use moved the deadline).
     private func tokenReply(_ issued: IssuedTokens, withRefreshToken: Bool) -> Response {
-        let remainingMillis = issued.access.expiresAtMillis - WallClock.millis()
+        let now = WallClock.millis()
         let body = OAuthTokenResponse(
-            accessToken: issued.access.token, expiresIn: Int(max(1, (remainingMillis + 999) / 1000)),
-            refreshToken: withRefreshToken ? issued.refresh?.token : nil, scope: nil, idToken: issued.idToken)
+            accessToken: issued.access.token, expiresIn: issued.expiresIn(nowMillis: now),
+            refreshToken: withRefreshToken ? issued.refresh?.token : nil, scope: nil, idToken: issued.idToken,
+            refreshExpiresIn: issued.refreshExpiresIn(nowMillis: now))
         return HTTP.json(body, headers: Self.noCache)
     }
 

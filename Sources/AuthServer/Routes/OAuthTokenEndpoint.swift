@@ -92,13 +92,14 @@ struct OAuthTokenEndpoint: Sendable {
     private func success(_ result: Result<IssuedTokens, AuthFailure>) throws -> OAuthTokenResponse {
         switch result {
         case .success(let issued):
-            let remainingMillis = issued.access.expiresAtMillis - WallClock.millis()
+            let now = WallClock.millis()
             return OAuthTokenResponse(
                 accessToken: issued.access.token,
-                expiresIn: Int(max(1, (remainingMillis + 999) / 1000)),
+                expiresIn: issued.expiresIn(nowMillis: now),
                 refreshToken: issued.refresh?.token,
                 scope: issued.scope,
-                idToken: issued.idToken)
+                idToken: issued.idToken,
+                refreshExpiresIn: issued.refreshExpiresIn(nowMillis: now))
         case .failure(.internalError):
             throw OAuthFailure(code: .serverError, description: AuthServerMessages.internalError)
         case .failure(.invalidScope):

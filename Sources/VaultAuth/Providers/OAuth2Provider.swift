@@ -19,7 +19,8 @@ import VaultStore
 /// Errors (§5.2): `invalid_grant` is `.authentication` (the refresh token or the password
 /// is no good: log in again); `invalid_client` and the other client-side codes are
 /// `.configuration`; 5xx and 429 are `.server`, timeouts `.network`. `expires_in` is
-/// relative, so no clock correction is needed.
+/// relative, so no clock correction is needed; so is `refresh_expires_in`, kept as the
+/// refresh token's expiry when a provider sends it (Keycloak does).
 public struct OAuth2Provider: AuthProvider {
     /// The token endpoint (``LoginSettings/tokenURL``); every grant is posted here.
     public let tokenURL: URL
@@ -198,10 +199,11 @@ public struct OAuth2Provider: AuthProvider {
         let refresh = refreshText.map { Secret($0) }
         let idToken = try await verifiedIDToken(
             object["id_token"], check: check, previous: previous, rotated: refresh != nil, status: response.status)
+        let refreshExpiry = Self.refreshLifetime(object["refresh_expires_in"]).map { sentAt.addingTimeInterval($0) }
         return TokenSet(
             accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
             refreshToken: refresh ?? previous?.refreshToken,
-            refreshTokenExpiry: refresh == nil ? previous?.refreshTokenExpiry : nil,
+            refreshTokenExpiry: refreshExpiry ?? (refresh == nil ? previous?.refreshTokenExpiry : nil),
             obtainedAt: sentAt, idToken: idToken ?? previous?.idToken)
     }
 
@@ -275,6 +277,16 @@ public struct OAuth2Provider: AuthProvider {
             throw .server(status: status, message: "the token response has an unusable expires_in")
         }
         return seconds
+    }
+
+    /// `refresh_expires_in` in seconds (Keycloak's field: the refresh token's remaining life,
+    /// counted from the request's sending like `expires_in`), read as ``lifetime(_:status:)``
+    /// reads `expires_in`. Absent, zero (Keycloak's offline tokens), negative, not a number or
+    /// absurd: nil, and the refresh token's expiry stays unknown; never fatal, as the field
+    /// is optional and only informs when to refresh ahead.
+    static func refreshLifetime(_ value: Any?) -> TimeInterval? {
+        guard let value, !(value is NSNull) else { return nil }
+        return try? lifetime(value, status: 200)
     }
 
     /// The error for a non-2xx response of `endpoint` (RFC 6749 §5.2; RFC 7009 and RFC 8628 use the same errors).
