@@ -138,6 +138,23 @@ struct AgentClientCLITests {
             #expect(exec.status == 0 && exec.out == Self.fakeToken, "\(exec.err)")
             #expect(!exec.err.contains(Self.fakeToken))
             #expect(agent.connections == 5)
+
+            // A secret from the store, a token from the agent, in one exec.
+            let mixed = try await setup.run(
+                [
+                    "exec", "--env", "S=alice@db.example.com", "--token", "T=alice@\(setup.fixture.url)", "--", "/bin/sh", "-c",
+                    "printf '%s %s' \"$S\" \"$T\"",
+                ],
+                env: setup.env)
+            #expect(mixed.status == 0 && mixed.out == "db-secret-19 \(Self.fakeToken)", "\(mixed.err)")
+            #expect(agent.connections == 6)
+
+            // The only account logged in: vault-auth reads the store for its names, then asks.
+            let unnamed = try await setup.run(["token", "-v"], env: setup.env)
+            #expect(unnamed.status == 0 && unnamed.out == Self.fakeToken + "\n", "\(unnamed.err)")
+            #expect(unnamed.err.hasSuffix("vault: agent: served the token\n"), "\(unnamed.err)")
+            #expect(agent.requests.last == .token(store: store, server: setup.fixture.url, account: "alice", rejected: nil))
+            #expect(agent.connections == 7)
         }
     }
 
