@@ -12,20 +12,22 @@ import VaultStore
 /// (positionally, or `--server`/`--account`), `-v`, and the store options that only choose
 /// the store (`--backend`, `--file`, the etcd ones). Anything else (another option, a name
 /// left out, `--` ...) is handed over as it is, and `vault-auth` decides.
-enum AgentTokenFastPath {
-    /// The options that take a value and change the store key (their configuration).
+package enum AgentTokenFastPath {
+    /// The store options read here, each with a value: those that choose the store (its
+    /// ``StoreConfiguration/agentStoreKey``), and the etcd connection's, which do not
+    /// change what the agent serves.
     private static let storeOptions: Set<String> = [
         "--backend", "--file", "--etcd-endpoints", "--etcd-prefix", "--etcd-cacert", "--etcd-cert", "--etcd-key", "--etcd-user",
         "--etcd-password-file",
     ]
 
     /// What a `vault token` command line asks for, when it is understood whole.
-    struct Parsed: Equatable {
-        var server: String
-        var account: String
-        var verbose: Bool
-        var options: [String: String]
-        var insecureHTTP: Bool
+    package struct Parsed: Equatable {
+        package var server: String
+        package var account: String
+        package var verbose: Bool
+        package var options: [String: String]
+        package var insecureHTTP: Bool
     }
 
     /// Serves `vault token ARGUMENTS` (without `token`) from the agent when it may be asked
@@ -56,7 +58,7 @@ enum AgentTokenFastPath {
     }
 
     /// `arguments` understood whole, or nil (then nothing is served here).
-    static func parse(_ arguments: [String]) -> Parsed? {
+    package static func parse(_ arguments: [String]) -> Parsed? {
         var positionals: [String] = []
         var names: [String: String] = [:]
         var options: [String: String] = [:]
