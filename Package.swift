@@ -157,8 +157,8 @@ let package = Package(
         .testTarget(
             name: "VaultCLITests",
             dependencies: [
-                "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "AuthServer", "VaultTestSupport", "vault", "vault-auth",
-                "vault-auth-server",
+                "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "VaultAgentProtocol", "AuthServer", "VaultTestSupport", "vault",
+                "vault-auth", "vault-auth-server",
             ]),
         .testTarget(name: "VaultEtcdTests", dependencies: ["VaultEtcd", "VaultStore", "VaultTesting", "VaultTestSupport"]),
         .testTarget(

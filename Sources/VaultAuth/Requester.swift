@@ -70,7 +70,12 @@ public final class Requester: Sendable {
     }
 
     /// Where the tokens come from.
-    public let tokenSource: TokenSource
+    public let supplier: any TokenSupplying
+    /// The supplier's ``TokenSupplying/localSource``: the source that does the work in this process.
+    public var tokenSource: TokenSource { supplier.localSource }
+    /// The supplier when it is a ``TokenSource``: then a fresh held token is taken without
+    /// a suspension (its synchronous fast path).
+    private let directSource: TokenSource?
     /// Where the token may go (nil: nowhere, the account's server is not a URL or host).
     private let accountOrigin: Origin?
     private let transport: any HTTPTransport
@@ -79,9 +84,18 @@ public final class Requester: Sendable {
     /// A requester sending `tokenSource`'s tokens through `transport`, each exchange bounded by its
     /// configuration's ``Configuration/requestTimeout``. `onEvent` gets the requester's own events
     /// (replays, redirects); the source reports the token's.
-    public init(tokenSource: TokenSource, transport: any HTTPTransport, onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }) {
-        self.tokenSource = tokenSource
-        self.accountOrigin = Self.origin(of: tokenSource.account.server)
+    public convenience init(
+        tokenSource: TokenSource, transport: any HTTPTransport, onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }
+    ) {
+        self.init(supplier: tokenSource, transport: transport, onEvent: onEvent)
+    }
+
+    /// A requester sending `supplier`'s tokens through `transport`, under the same rules as
+    /// with a ``TokenSource`` (origin checks, one replay after a 401).
+    public init(supplier: any TokenSupplying, transport: any HTTPTransport, onEvent: @escaping @Sendable (RequesterEvent) -> Void = { _ in }) {
+        self.supplier = supplier
+        self.directSource = supplier as? TokenSource
+        self.accountOrigin = Self.origin(of: supplier.account.server)
         self.transport = transport
         self.onEvent = onEvent
     }
@@ -102,7 +116,7 @@ public final class Requester: Sendable {
     }
 
     /// The account whose tokens this requester sends; the token goes only to its server's origin.
-    public var account: AccountItems { tokenSource.account }
+    public var account: AccountItems { supplier.account }
 
     /// Sends `request` with `Authorization: Bearer <access token>` and returns the
     /// response, whatever its status, unless authentication fails for good.
@@ -116,11 +130,15 @@ public final class Requester: Sendable {
         try request.validateForSending()
         // The fast path is synchronous: a fresh held token costs no suspension at all.
         let used: HeldTokens
-        if let fresh = tokenSource.freshAuthorization() { used = fresh } else { used = try await tokenSource.authorizationOnTheActor() }
+        if let source = directSource {
+            if let fresh = source.freshAuthorization() { used = fresh } else { used = try await source.authorizationOnTheActor() }
+        } else {
+            used = HeldTokens(try await supplier.token(), stored: true)
+        }
         let first = try await exchange(request.setting("Authorization", to: used.bearer))
         guard first.rejectedToken else { return first.response }
 
-        let replacement = try await tokenSource.replacement(afterRejectionOf: used.tokens)
+        let replacement = try await supplier.replacement(afterRejectionOf: used.tokens)
         onEvent(.replayedAfter401)
         let replayed = try await exchange(request.setting("Authorization", to: HeldTokens.bearer(replacement.accessToken)))
         guard !replayed.rejectedToken else {
@@ -148,7 +166,7 @@ public final class Requester: Sendable {
     /// `requestTimeout`. `rejectedToken` is true when the final answer is a 401 to a
     /// request that still carried the token.
     private func exchange(_ request: HTTPRequest) async throws(AuthError) -> (response: HTTPResponse, rejectedToken: Bool) {
-        let requestTimeout = tokenSource.configuration.requestTimeout
+        let requestTimeout = supplier.configuration.requestTimeout
         var current = request
         let timer = ContinuousClock()
         let deadline = timer.now + requestTimeout
@@ -159,7 +177,7 @@ public final class Requester: Sendable {
             }
             let response = try await transport.send(current, timeout: remaining)
             guard let next = try RedirectRule.next(after: current, response: response) else {
-                return (response, tokenSource.provider.rejectsToken(response) && current.header("Authorization") != nil)
+                return (response, supplier.provider.rejectsToken(response) && current.header("Authorization") != nil)
             }
             onEvent(next.header("Authorization") != nil ? .followedRedirect : .followedRedirectWithoutToken)
             current = next

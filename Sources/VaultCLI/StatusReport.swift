@@ -12,6 +12,8 @@ struct StatusReport {
     let statuses: [AccountStatus]
     let now: Date
     let coolDown: TimeInterval
+    /// What `vault agent` said of the accounts, when one answered.
+    var agent: AgentStatus?
 
     /// True when every account is usable.
     var allUsable: Bool { statuses.allSatisfy { $0.isUsable(at: now, coolDown: coolDown) } }
@@ -41,6 +43,7 @@ struct StatusReport {
     /// The lines for people: the backend, then a block for each account.
     func lines(backend: String, reason: String) -> [String] {
         var lines = ["backend: \(backend)\(reason.isEmpty ? "" : " (\(reason))")"]
+        if let agent { lines.append("agent: \(agent.version), \(agent.locked ? "locked (no key held)" : "running")") }
         for status in statuses {
             let usable = status.isUsable(at: now, coolDown: coolDown)
             lines.append("")
@@ -65,8 +68,27 @@ struct StatusReport {
             if let end = status.coolDownEnd(at: now, coolDown: coolDown) {
                 lines.append("  cool-down:      the stored credentials were rejected; not tried again until \(dated(end))")
             }
+            if let agent { lines += agentLines(agent.account(server: status.server, account: status.account)) }
         }
         return lines
+    }
+
+    /// The agent's lines of one account's block.
+    private func agentLines(_ kept: AgentStatus.Account?) -> [String] {
+        guard let kept, kept.kept else { return ["  agent:          not kept"] }
+        var lines = ["  agent:          kept\(kept.state.map { " (\($0))" } ?? "")"]
+        lines.append("  next refresh:   \(kept.nextRefresh.map(dated) ?? "none planned")")
+        if let last = kept.lastRefresh { lines.append("  agent refresh:  \(dated(last))") }
+        if let error = kept.lastError { lines.append("  agent error:    \(error)") }
+        return lines
+    }
+
+    /// The agent object of one account in the JSON output.
+    private static func agentObject(_ kept: AgentStatus.Account?) -> [String: Any] {
+        [
+            "kept": kept?.kept ?? false, "state": value(kept?.state), "next_refresh_at": value(kept?.nextRefresh.map(time)),
+            "last_refresh_at": value(kept?.lastRefresh.map(time)), "last_error": value(kept?.lastError),
+        ]
     }
 
     /// `text`, or JSON's null.
@@ -85,6 +107,7 @@ struct StatusReport {
                 "last_refresh_at": Self.value(status.obtainedAt.map(Self.time)), "password_stored": status.hasPassword,
                 "cool_down_until": Self.value(coolDownEnd.map(Self.time)), "usable": status.isUsable(at: now, coolDown: coolDown),
             ]
+            if let agent { object["agent"] = Self.agentObject(agent.account(server: status.server, account: status.account)) }
             if let who = status.identity {
                 var identity: [String: Any] = ["sub": who.subject, "issuer": who.issuer]
                 identity["name"] = who.name
@@ -95,7 +118,8 @@ struct StatusReport {
             }
             return object
         }
-        let root: [String: Any] = ["backend": backend, "backend_reason": reason, "usable": allUsable && !statuses.isEmpty, "accounts": accounts]
+        var root: [String: Any] = ["backend": backend, "backend_reason": reason, "usable": allUsable && !statuses.isEmpty, "accounts": accounts]
+        if let agent { root["agent"] = ["version": agent.version, "locked": agent.locked] }
         let data = (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         return ASCIIJSON.escaped(String(decoding: data, as: UTF8.self))
     }

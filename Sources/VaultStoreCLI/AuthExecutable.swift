@@ -16,8 +16,19 @@ public enum AuthExecutable {
     /// `vault` under that name) and stops instead of running itself for ever.
     static let handOverVariable = "VAULT_HANDED_OVER_TO_VAULT_AUTH"
 
+    /// The hand-over mark's value when `vault` asked the agent already (for `vault token`):
+    /// `vault-auth` then does the work itself without asking it again.
+    static let agentAskedMark = "agent-asked"
+
+    /// True when the `vault` that handed this command over asked the agent already, and it
+    /// did not serve (read once, before ``forgetHandOver()`` removes the mark).
+    package static let agentAskedBeforeHandOver: Bool = getenv(handOverVariable).map { String(cString: $0) == agentAskedMark } ?? false
+
     /// Removes the hand-over mark, so nothing this process starts inherits it.
-    public static func forgetHandOver() { unsetenv(handOverVariable) }
+    public static func forgetHandOver() {
+        _ = agentAskedBeforeHandOver
+        unsetenv(handOverVariable)
+    }
 
     /// `vault-auth` in the directory of the running executable (`/proc/self/exe`, so a
     /// symbolic link to `vault` elsewhere still finds it).
@@ -32,7 +43,8 @@ public enum AuthExecutable {
     /// environment, descriptors and signals, so its exit status is the command's). The
     /// program name the user typed is kept as `argv[0]`. When it cannot be run, one line
     /// and exit 4.
-    static func replaceProcess(arguments: [String]) -> Never {
+    /// `agentAsked`: the agent was asked for this command and did not serve it.
+    static func replaceProcess(arguments: [String], agentAsked: Bool = false) -> Never {
         guard let path else {
             Terminal.note("cannot find vault-auth: /proc/self/exe cannot be read")
             Terminal.exit(ExitStatus.unavailable)
@@ -41,7 +53,7 @@ public enum AuthExecutable {
             Terminal.note("\(path) runs vault again instead of the sign-in commands: install vault-auth next to vault")
             Terminal.exit(ExitStatus.unavailable)
         }
-        setenv(handOverVariable, "1", 1)
+        setenv(handOverVariable, agentAsked ? agentAskedMark : "1", 1)
         let argv = ([CommandLine.arguments.first ?? "vault"] + arguments).map { strdup($0) } + [nil]
         execv(path, argv)
         unsetenv(handOverVariable)

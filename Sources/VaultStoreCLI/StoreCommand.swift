@@ -32,7 +32,11 @@ public struct StoreCommand: ParsableCommand {
         guard let first = arguments.first, handledHere.contains(first), !wholeCommandLine,
             !needsAnotherBackend(arguments, environment: ProcessInfo.processInfo.environment)
         else {
-            AuthExecutable.replaceProcess(arguments: arguments)
+            // `vault token` is served by the agent here when it can be, else handed over.
+            let environment = ProcessInfo.processInfo.environment
+            let askedAgent =
+                arguments.first == "token" && !wholeCommandLine && AgentTokenFastPath.serve(Array(arguments.dropFirst()), variables: environment)
+            AuthExecutable.replaceProcess(arguments: arguments, agentAsked: askedAgent)
         }
         AuthExecutable.forgetHandOver()
         CommandLineSummary.runToExit(Self.self, arguments: arguments)

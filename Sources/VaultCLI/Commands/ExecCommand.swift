@@ -70,10 +70,23 @@ struct ExecCommand: AsyncParsableCommand {
             let requestTimeout = try AuthOptions.requestTimeout(seconds: timeout)
             for binding in bindings where binding.kind == .token { try AuthOptions.checkServer(binding.server, account: binding.account) }
             guard !bindings.isEmpty else { return }
-            // A key the user kept (`vault unlock`) may serve; exec itself leaves none behind.
-            let secureStore = try AuthOptions.openStore(store, addingCachedKeys: false)
+            // Opened when a value needs it (a token the agent serves does not), once.
+            var opened: (any SecureStore)?
             for binding in bindings {
-                let value = try await fetch(binding, from: secureStore, requestTimeout: requestTimeout)
+                let value: [UInt8]
+                if binding.kind == .token, let token = AgentTokens.token(server: binding.server, account: binding.account, store: store) {
+                    value = token.bytes
+                } else {
+                    // A key the user kept (`vault unlock`) may serve; exec itself leaves none behind.
+                    let secureStore: any SecureStore
+                    if let opened {
+                        secureStore = opened
+                    } else {
+                        secureStore = try AuthOptions.openStore(store, addingCachedKeys: false)
+                        opened = secureStore
+                    }
+                    value = try await fetch(binding, from: secureStore, requestTimeout: requestTimeout)
+                }
                 guard !value.contains(0) else {
                     throw .invalidRequest("the value for \(binding.name) holds a NUL byte, which an environment variable cannot")
                 }

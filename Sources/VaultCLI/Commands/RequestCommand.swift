@@ -62,11 +62,15 @@ struct RequestCommand: AsyncParsableCommand {
             parsedHeaders = RequestBodyDefaults.headers(parsedHeaders, hasBody: body != nil)
             let verbose = store.verbose
             let method = RequestBodyDefaults.method(self.method, hasBody: body != nil)
+            let store = self.store
             let response = try await auth.withSession(store) { session throws(AuthError) in
                 let settings = try await session.settings()
                 let request = HTTPRequest(
                     method: method, url: try session.resolve(target, settings: settings), headers: parsedHeaders, body: body)
-                return try await session.requester(settings: settings, onEvent: { EventReport.note($0, verbose: verbose) }).send(request)
+                let onEvent: @Sendable (RequesterEvent) -> Void = { EventReport.note($0, verbose: verbose) }
+                // The agent's tokens first, this process's when it cannot serve them.
+                let supplier = AgentTokens.supplier(try await session.tokenSource(settings: settings, onEvent: onEvent), store: store)
+                return try await Requester(supplier: supplier, transport: session.transport, onEvent: onEvent).send(request)
             }
             ResponseOutput.write(response.body)
             status = response.status

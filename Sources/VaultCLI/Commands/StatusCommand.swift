@@ -35,6 +35,10 @@ struct StatusCommand: AsyncParsableCommand {
             "refresh_token_expires_at" (null: not known), "last_refresh_at", \
             "password_stored", "cool_down_until" (null: none), "usable". Times are \
             RFC 3339, UTC.
+
+            When `vault agent` answers, the text says what it does for each account, and \
+            the JSON object has "agent" ({"version", "locked"}) and each account an "agent" \
+            object: "kept", "state", "next_refresh_at", "last_refresh_at", "last_error".
             """)
 
     @Flag(help: "Print one JSON object (field names above).")
@@ -65,7 +69,7 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             }
         }
-        let report = StatusReport(statuses: statuses, now: now, coolDown: coolDown)
+        let report = StatusReport(statuses: statuses, now: now, coolDown: coolDown, agent: AgentStatus.ask(store.configuration))
         let backend = decision.map { ($0.kind.rawValue, $0.wordedReason) } ?? ("unknown", "")
         if json {
             Terminal.print(report.json(backend: backend.0, reason: backend.1))

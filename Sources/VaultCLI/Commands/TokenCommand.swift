@@ -37,8 +37,23 @@ struct TokenCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in
             let verbose = store.verbose
+            // Named: the agent is asked before the store is opened, once what would be
+            // refused without it has been.
+            if auth.isNamed {
+                _ = try auth.validatedTimeout()
+                try AuthOptions.checkServer(auth.server, account: auth.account)
+                if let token = AgentTokens.token(server: auth.server, account: auth.account, store: store) {
+                    Terminal.write(token.bytes + [0x0A])
+                    return
+                }
+            }
+            let named = auth.isNamed
+            let store = self.store
             let token = try await auth.withSession(store) { session throws(AuthError) in
-                try await session.tokenSource(onEvent: { EventReport.note($0, verbose: verbose) }).accessToken()
+                if !named, let token = AgentTokens.token(server: session.items.server, account: session.items.account, store: store) {
+                    return token
+                }
+                return try await session.tokenSource(onEvent: { EventReport.note($0, verbose: verbose) }).accessToken()
             }
             Terminal.write(token.bytes + [0x0A])
         }

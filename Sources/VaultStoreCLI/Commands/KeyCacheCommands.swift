@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
+import VaultAgentProtocol
 import VaultStore
 
 /// The file store of the current options, refusing another backend.
@@ -64,6 +65,8 @@ struct LockCommand: ParsableCommand {
     @OptionGroup var store: BackendChoiceOptions
 
     func run() throws {
+        // The agent drops its keys too, whatever happened to the kernel keyring's.
+        defer { Self.lockAgent(store.configuration) }
         try reportingErrors { () throws(VaultError) in
             if all {
                 let keyring = KernelKeyring()
@@ -84,5 +87,13 @@ struct LockCommand: ParsableCommand {
             let vault = try fileStoreOnly(store, command: "lock")
             try vault.forgetCachedKey(in: vault.keyCache?.cache ?? KernelKeyring())
         }
+    }
+
+    /// Tells `vault agent`, when one runs, to drop every key it holds, and says so; nothing
+    /// when none runs (with `-v`, why it could not be told).
+    static func lockAgent(_ configuration: StoreConfiguration) {
+        guard let agent = AgentAccess.forAsking(configuration.variables, verbose: configuration.verbose) else { return }
+        guard agent.ask(.lock, timeout: AgentAccess.shortTimeout, doingTheWorkHere: false) != nil else { return }
+        Terminal.note("the agent dropped its keys too")
     }
 }

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
+import VaultAgentProtocol
 import VaultStore
 
 struct LoadCommand: ParsableCommand {
@@ -23,10 +24,28 @@ struct LoadCommand: ParsableCommand {
     func run() throws {
         try reportingErrors { () throws(VaultError) in
             let key = try item.key.validated()
+            if let secret = Self.fromAgent(key, store: store) {
+                Terminal.write(secret + (Terminal.stdoutIsTerminal ? [0x0A] : []))
+                return
+            }
             let opened = try store.openStore()
             NotFoundReport.requireVaultFile(opened)
             guard let credential = try ServerSpelling.load(key, in: opened) else { NotFoundReport.exit(key, in: opened) }
             Terminal.write(credential.secret.bytes + (Terminal.stdoutIsTerminal ? [0x0A] : []))
         }
+    }
+
+    /// The item's secret served by `vault agent` when it may be asked (``AgentAccess``),
+    /// else nil (the command reads the store itself, with the same output).
+    static func fromAgent(_ key: CredentialKey, store: StoreOptions) -> [UInt8]? {
+        guard let agent = AgentAccess.forServing(store.configuration) else { return nil }
+        let request = AgentRequest.load(store: store.configuration.agentStoreKey, server: key.server, account: key.account)
+        guard let fields = agent.ask(request, timeout: AgentAccess.servingTimeout) else { return nil }
+        guard fields.count == 2 else {
+            agent.fellBack(AgentClientError.malformed.description)
+            return nil
+        }
+        agent.served("the item")
+        return fields[0]
     }
 }
