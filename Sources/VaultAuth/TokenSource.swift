@@ -102,6 +102,22 @@ public actor TokenSource {
         return try await refreshedTokens(replacing: used, becauseRejected: true)
     }
 
+    /// New tokens now, although the held ones may still be fresh: what an agent calls to
+    /// keep an account alive ahead of the access token's expiry and of the refresh token's
+    /// idle window. Loads the tokens first when none are held, then refreshes through the
+    /// same single flight, cross-process lock and adoption as a refresh at expiry: when
+    /// another process (another agent, a command) has stored newer fresh tokens meanwhile,
+    /// those are taken instead (``RequesterEvent/adoptedStoredTokens``), so however many
+    /// agents keep an account, one refresh is spent per expiry. A refresh already under way
+    /// is joined. A dead refresh token leads to the silent re-login as at expiry; every
+    /// failure is thrown (a transient one leaves the held tokens as they were).
+    public func refreshAhead() async throws(AuthError) -> TokenSet {
+        await retryUnsavedTokens()
+        let current = try await loadedTokens()
+        logger.debug("refreshing the access token of \(account.account) ahead of its expiry")
+        return try await refreshedTokens(replacing: current)
+    }
+
     /// Valid tokens with their `Authorization` value: a fresh held token without a hop
     /// onto the actor, else through the state machine.
     nonisolated func authorization() async throws(AuthError) -> HeldTokens {
