@@ -1,30 +1,263 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import Foundation
+import Logging
+import Synchronization
 import VaultAgentProtocol
+import VaultAuth
+import VaultStore
 
 /// The agent's state: the accounts it keeps alive, their token sources, token files and
 /// the store's key. Answers the socket's requests (``AgentServing``).
+///
+/// - Accounts: ``AgentConfiguration/accounts``, or every account with stored tokens,
+///   looked for again every ``Tuning/rescanInterval`` (a new login is kept, a logout
+///   dropped), and the accounts of the token files. Each has an ``AccountKeeper`` with a
+///   task of its own, so one account's slow provider never holds up another's, nor an answer.
+/// - `token`: the account's ``TokenSource`` answers (a fresh token held in memory: no store
+///   read, no network); any ``AuthError`` is declined with its one line, so the client does
+///   the work itself and reports exactly as without an agent.
+/// - `lock`: the store, and every token source made from it, is dropped with its keys; a
+///   later request (or the periodic tick) opens the store again from the key cache alone
+///   (``AgentConfiguration/openStore``, `afterLock`), or declines: the vault is locked.
 public actor Agent: AgentServing {
     /// The agent's version line, answered to `ping`.
     public static let versionLine = "vault-agent 1"
 
-    public let configuration: AgentConfiguration
+    /// The timing of the agent's own work; the defaults suit a service, tests shorten them.
+    public struct Tuning: Sendable {
+        /// How often the store is listed again for accounts logged in or out, and a keeper
+        /// waiting for a new login looks at the store (default 30 s).
+        public var rescanInterval: Duration = .seconds(30)
+        /// How often, while the vault is locked, the key cache is tried (default 5 s).
+        public var lockedPoll: Duration = .seconds(5)
+        /// The first retry after a transient failure (default 2 s), doubling up to `maximumRetry`.
+        public var firstRetry: Duration = .seconds(2)
+        /// The longest wait between retries (default 60 s).
+        public var maximumRetry: Duration = .seconds(60)
+        /// The shortest time between two refreshes of an account, in seconds (default 1).
+        public var minimumGap: TimeInterval = 1
+        /// How long ``Agent/stop()`` waits for the keepers' work under way (default 5 s).
+        public var stopTimeout: Duration = .seconds(5)
+        /// Whether ``Agent/start()`` makes the process not dumpable and locks its memory
+        /// where the limit allows (default true; tests running the agent in-process turn it off).
+        public var hardensProcess = true
 
-    public init(configuration: AgentConfiguration) {
-        self.configuration = configuration
+        /// The defaults.
+        public init() {}
     }
 
-    /// Starts keeping the accounts (refreshes ahead of expiry, token files) until `stop()`.
-    public func start() async {}
+    /// Why a request is declined while the vault is locked.
+    public static let lockedReason = "the vault is locked; run vault unlock"
 
-    /// Stops every keep-alive task and waits for writes under way to finish.
-    public func stop() async {}
+    public let configuration: AgentConfiguration
+    public nonisolated let tuning: Tuning
+    private nonisolated let vault: VaultHolder
+    private nonisolated let keepers = Mutex<[KeptAccount: AccountKeeper]>([:])
+    private nonisolated let loops = LoopCounter()
+    private nonisolated let ticker = Wakeup()
+    private var tickTask: Task<Void, Never>?
+    private var started = false
+
+    public init(configuration: AgentConfiguration) {
+        self.init(configuration: configuration, tuning: Tuning())
+    }
+
+    public init(configuration: AgentConfiguration, tuning: Tuning) {
+        self.configuration = configuration
+        self.tuning = tuning
+        self.vault = VaultHolder(openStore: configuration.openStore, logger: configuration.logger)
+    }
+
+    /// Starts keeping the accounts (refreshes ahead of expiry, token files) until `stop()`:
+    /// hardens the process, opens the store, finds the accounts, starts their keepers.
+    public func start() async {
+        guard !started else { return }
+        started = true
+        if tuning.hardensProcess {
+            let outcome = MemoryHardening.apply()
+            if let why = outcome.memoryNotLockedBecause { configuration.logger.notice("memory is not locked: \(why)") }
+            if outcome.dumpable { configuration.logger.warning("the process could not be made not dumpable") }
+        }
+        await vault.openInitially()
+        await rescan()
+        let interval = (tuning.rescanInterval, tuning.lockedPoll)
+        tickTask = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                await self.ticker.wait(for: self.vault.isLocked ? interval.1 : interval.0)
+                if Task.isCancelled { return }
+                if self.vault.isLocked {
+                    _ = await self.unlockedStore()
+                } else {
+                    await self.rescan()
+                }
+            }
+        }
+    }
+
+    /// Stops every keep-alive task and waits (at most ``Tuning/stopTimeout``) for the work
+    /// they have under way, token file writes among it.
+    public func stop() async {
+        tickTask?.cancel()
+        ticker.wake()
+        tickTask = nil
+        for keeper in keepers.withLock({ Array($0.values) }) { keeper.stopKeeping() }
+        let deadline = ContinuousClock.now + tuning.stopTimeout
+        while loops.count > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if loops.count > 0 { configuration.logger.warning("stopping with \(loops.count) account(s) still busy") }
+    }
 
     public nonisolated func answer(_ request: AgentRequest) async -> AgentAnswer {
         switch request {
-        case .ping: .done([Array(Self.versionLine.utf8)])
-        default: .declined(reason: "not served yet")
+        case .ping: return .done([Array(Self.versionLine.utf8)])
+        case .lock: return lock()
+        case .status(let store):
+            guard store == configuration.storeKey else { return Self.otherStore }
+            return .done([Array(status().json().utf8)])
+        case .token(let store, let server, let account, let rejected):
+            guard store == configuration.storeKey else { return Self.otherStore }
+            return await token(KeptAccount(server: server, account: account), rejected: rejected)
+        case .load(let store, let server, let account):
+            guard store == configuration.storeKey else { return Self.otherStore }
+            return await load(server: server, account: account)
         }
+    }
+
+    // MARK: - Answers
+
+    private static let otherStore = AgentAnswer.declined(reason: "the agent serves another store")
+
+    private nonisolated func token(_ account: KeptAccount, rejected: [UInt8]?) async -> AgentAnswer {
+        guard let store = await unlockedStore()?.store else { return .declined(reason: Self.lockedReason) }
+        let keeper: AccountKeeper
+        switch await findKeeper(for: account, in: store) {
+        case .success(let found): keeper = found
+        case .failure(let error): return .declined(reason: Self.oneLine(error))
+        }
+        let events = keeper.eventCount
+        do throws(AuthError) {
+            let source = try await keeper.source()
+            var tokens = try await source.token()
+            if let rejected, tokens.accessToken == Secret(bytes: rejected) {
+                tokens = try await source.replacement(afterRejectionOf: tokens)
+            }
+            let expiry = Int(tokens.accessTokenExpiry.timeIntervalSince1970.rounded(.down))
+            return .done([tokens.accessToken.bytes, Array(String(expiry).utf8), Array(keeper.how(since: events).utf8)])
+        } catch {
+            return .declined(reason: Self.oneLine(error))
+        }
+    }
+
+    private nonisolated func load(server: String, account: String) async -> AgentAnswer {
+        guard let store = await unlockedStore()?.store else { return .declined(reason: Self.lockedReason) }
+        let key = CredentialKey(server: server, account: account)
+        let result = await Result.awaitingBlocking { () throws(VaultError) in
+            try ServerSpelling.load(try key.validated(), in: store)
+        }
+        switch result {
+        case .success(let credential?): return .done([credential.secret.bytes, Array(credential.label.utf8)])
+        case .success(nil): return .declined(reason: "no item for account \"\(account)\" on server \"\(server)\"")
+        case .failure(let error): return .declined(reason: Self.oneLine(error))
+        }
+    }
+
+    private nonisolated func lock() -> AgentAnswer {
+        let held = vault.lock()
+        for keeper in keepers.withLock({ Array($0.values) }) { keeper.dropSource() }
+        if held { configuration.logger.notice("locked: the store's keys and every token source were dropped") }
+        return .done([])
+    }
+
+    private nonisolated func status() -> AgentStatus {
+        let all = keepers.withLock { Array($0.values) }.map { $0.status() }
+            .sorted { ($0.account.server, $0.account.account) < ($1.account.server, $1.account.account) }
+        return AgentStatus(agent: Self.versionLine, locked: vault.isLocked, keepers: all)
+    }
+
+    // MARK: - Accounts
+
+    /// The store, opened again from the key cache when the vault is locked; the keepers are
+    /// woken when it opens.
+    private nonisolated func unlockedStore() async -> (store: any SecureStore, generation: Int)? {
+        if let current = vault.current() { return current }
+        guard let opened = await vault.availableStore() else { return nil }
+        configuration.logger.notice("unlocked again: the key cache opened the store")
+        for keeper in keepers.withLock({ Array($0.values) }) { keeper.wake() }
+        return opened
+    }
+
+    /// The account's keeper; one is made (not kept: no refreshes ahead, no files) for an
+    /// account with stored tokens that is not kept.
+    private nonisolated func findKeeper(for account: KeptAccount, in store: any SecureStore) async -> Result<AccountKeeper, AuthError> {
+        if let known = keepers.withLock({ $0[account] }) { return .success(known) }
+        let items = AccountItems(store: store, server: account.server, account: account.account)
+        do throws(AuthError) {
+            guard try await items.loadTokens() != nil else {
+                return .failure(
+                    .authentication(
+                        "not logged in to \(account.server) as \(account.account)",
+                        remedy: .logIn(server: account.server, account: account.account)))
+            }
+        } catch {
+            return .failure(error)
+        }
+        let made = AccountKeeper(account: account, vault: vault, configuration: configuration, tuning: tuning, loops: loops)
+        return .success(
+            keepers.withLock { keepers in
+                if let known = keepers[account] { return known }
+                keepers[account] = made
+                return made
+            })
+    }
+
+    /// Finds the accounts to keep (the configured ones, or every one with stored tokens,
+    /// and those of the token files), starts a keeper for each new one and stops those
+    /// logged out since.
+    private nonisolated func rescan() async {
+        guard let store = vault.current()?.store else { return }
+        var wanted = Set(configuration.tokenFiles.map(\.account))
+        if let accounts = configuration.accounts {
+            wanted.formUnion(accounts)
+        } else {
+            switch await Result.awaitingBlocking({ () throws(VaultError) in try store.list(server: nil) }) {
+            case .success(let items):
+                wanted.formUnion(items.filter { $0.kind == .tokens }.map { KeptAccount(server: $0.server, account: $0.account) })
+            case .failure(let error):
+                configuration.logger.warning("the store cannot be listed (\(error)); keeping the accounts kept so far")
+                return
+            }
+        }
+        let (started, stopped): ([AccountKeeper], [AccountKeeper]) = keepers.withLock { keepers in
+            var started: [AccountKeeper] = []
+            for account in wanted where keepers[account]?.status().kept != true {
+                let keeper =
+                    keepers[account]
+                    ?? AccountKeeper(account: account, vault: vault, configuration: configuration, tuning: tuning, loops: loops)
+                keepers[account] = keeper
+                started.append(keeper)
+            }
+            let stopped = keepers.values.filter { !wanted.contains($0.account) && $0.status().kept }
+            for keeper in stopped { keepers[keeper.account] = nil }
+            return (started, stopped)
+        }
+        for keeper in stopped {
+            keeper.stopKeeping()
+            configuration.logger.notice("\(keeper.account) has no stored tokens any more (logged out); not kept any more")
+        }
+        for keeper in started {
+            keeper.startKeeping()
+            configuration.logger.info("keeping \(keeper.account)")
+        }
+    }
+
+    /// `error` as one line of at most 300 characters, for a `declined` reason or a status
+    /// (the errors' own text never holds a secret).
+    static func oneLine(_ error: some Error) -> String {
+        let text = String(describing: error).map { $0.isNewline ? " " : $0 }
+        return String(String(text).prefix(300))
     }
 }

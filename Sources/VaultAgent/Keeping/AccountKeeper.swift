@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Logging
+import Synchronization
+import VaultAuth
+import VaultStore
+
+/// One account the agent serves: its ``TokenSource`` (made from the store while the vault
+/// is unlocked) and, when the account is kept, a task of its own that refreshes ahead of
+/// time (``KeepAliveSchedule``) and keeps its token files. Nothing here is shared with
+/// another account: a slow or dead provider holds up this account's task only, and an
+/// answer about another account never waits for it.
+///
+/// A failure that needs a person (a dead session, rejected credentials, a misconfigured
+/// client) is logged once and recorded; the account is then not refreshed again until its
+/// stored tokens change (a new login). Transient failures are retried with a bounded
+/// backoff.
+final class AccountKeeper: Sendable {
+    /// What ``status()`` reports.
+    struct Status: Sendable {
+        var account: KeptAccount
+        var kept: Bool
+        var nextRefreshAt: Date?
+        var lastRefreshAt: Date?
+        var lastError: String?
+        var needsLogin: Bool
+    }
+
+    private enum Phase: Sendable {
+        case active
+        /// Not refreshed until the stored tokens differ from `stored` (nil: there were none).
+        case needsLogin(stored: TokenDates?)
+    }
+
+    private struct State {
+        var source: Task<Result<TokenSource, AuthError>, Never>?
+        var sourceGeneration = -1
+        var phase = Phase.active
+        var kept = false
+        var loop: Task<Void, Never>?
+        var nextRefreshAt: Date?
+        var lastRefreshAt: Date?
+        var lastError: String?
+        /// Token events seen (refreshes, adoptions, re-logins) and how the last one got its tokens.
+        var events = 0
+        var lastHow = "held"
+    }
+
+    let account: KeptAccount
+    /// The files kept holding this account's access token.
+    let tokenFiles: [String]
+    private let vault: VaultHolder
+    private let configuration: AgentConfiguration
+    private let tuning: Agent.Tuning
+    private let schedule: KeepAliveSchedule
+    private let loops: LoopCounter
+    private let wakeup = Wakeup()
+    private let state = Mutex(State())
+    private var logger: Logger { configuration.logger }
+
+    init(account: KeptAccount, vault: VaultHolder, configuration: AgentConfiguration, tuning: Agent.Tuning, loops: LoopCounter) {
+        self.account = account
+        self.tokenFiles = configuration.tokenFiles.filter { $0.account == account }.map(\.path)
+        self.vault = vault
+        self.configuration = configuration
+        self.tuning = tuning
+        self.schedule = KeepAliveSchedule(leeway: configuration.requester.leeway, keepAlive: configuration.keepAlive)
+        self.loops = loops
+    }
+
+    // MARK: - Serving
+
+    /// The account's token source, made from the store now held (once per unlock, shared
+    /// by every caller); `.store(.locked)` while the vault is locked.
+    func source() async throws(AuthError) -> TokenSource {
+        guard let current = vault.current() else { throw .store(.locked(Agent.lockedReason)) }
+        let (store, generation) = (current.store, current.generation)
+        let task: Task<Result<TokenSource, AuthError>, Never> = state.withLock { state in
+            if let running = state.source, state.sourceGeneration == generation { return running }
+            let task = Task { await self.makeSource(store) }
+            state.source = task
+            state.sourceGeneration = generation
+            return task
+        }
+        let result = await task.value
+        if case .failure = result {
+            state.withLock { state in if state.source == task { state.source = nil } }
+        }
+        return try result.get()
+    }
+
+    private func makeSource(_ store: any SecureStore) async -> Result<TokenSource, AuthError> {
+        let session = AuthSession(
+            store: store, server: account.server, account: account.account, transport: configuration.transport,
+            configuration: configuration.requester, reauthentication: configuration.reauthentication, logger: logger)
+        return await Result.awaiting { () async throws(AuthError) in
+            try await session.tokenSource { [weak self] event in self?.record(event) }
+        }
+    }
+
+    /// Counts a token event and wakes the keeper, which rewrites its files for new tokens.
+    private func record(_ event: RequesterEvent) {
+        let how: String? =
+            switch event {
+            case .refreshed: "refreshed"
+            case .adoptedStoredTokens: "adopted"
+            case .loggedInAgain: "logged in again"
+            default: nil
+            }
+        guard let how else { return }
+        state.withLock { state in
+            state.events += 1
+            state.lastHow = how
+        }
+        wakeup.wake()
+    }
+
+    /// How many token events were seen so far (see ``how(since:)``).
+    var eventCount: Int { state.withLock { $0.events } }
+
+    /// How the tokens of a call that began at `events` were got: "held" when no refresh,
+    /// adoption or re-login happened meanwhile, else the last of them.
+    func how(since events: Int) -> String {
+        state.withLock { $0.events == events ? "held" : $0.lastHow }
+    }
+
+    /// Forgets the token source and the store it holds (at a lock, or after a new login).
+    func dropSource() {
+        state.withLock { state in
+            state.source = nil
+            state.sourceGeneration = -1
+        }
+        wakeup.wake()
+    }
+
+    /// Wakes the keeper's task to look again (an unlock, a rescan).
+    func wake() { wakeup.wake() }
+
+    func status() -> Status {
+        state.withLock { state in
+            let needsLogin: Bool = if case .needsLogin = state.phase { true } else { false }
+            return Status(
+                account: account, kept: state.kept, nextRefreshAt: state.nextRefreshAt, lastRefreshAt: state.lastRefreshAt,
+                lastError: state.lastError, needsLogin: needsLogin)
+        }
+    }
+
+    // MARK: - Keeping
+
+    /// Starts the keep-alive task (once).
+    func startKeeping() {
+        state.withLock { state in
+            state.kept = true
+            guard state.loop == nil else { return }
+            loops.enter()
+            state.loop = Task {
+                await self.keep()
+                self.loops.leave()
+            }
+        }
+    }
+
+    /// Stops the keep-alive task; a write under way finishes first (``Agent/stop()`` waits for it).
+    func stopKeeping() {
+        let loop: Task<Void, Never>? = state.withLock { state in
+            state.kept = false
+            defer { state.loop = nil }
+            return state.loop
+        }
+        loop?.cancel()
+        wakeup.wake()
+    }
+
+    /// What the keep-alive task remembers between its turns.
+    private struct Memory {
+        /// The dates of the tokens last seen.
+        var seen: TokenDates?
+        /// The dates of the tokens the token files hold (nil: none written, or removed).
+        var written: TokenDates?
+        var planned: Date?
+        var absoluteWindowEnd: Date?
+        var backoff: Backoff
+    }
+
+    /// The keep-alive loop: until cancelled, one turn at a time.
+    private func keep() async {
+        var memory = Memory(backoff: Backoff(first: tuning.firstRetry, maximum: tuning.maximumRetry))
+        while !Task.isCancelled {
+            await turn(&memory)
+        }
+    }
+
+    private func turn(_ memory: inout Memory) async {
+        guard let store = vault.current()?.store else {
+            setNextRefresh(nil)
+            await wakeup.wait(for: tuning.lockedPoll)
+            return
+        }
+        if case .needsLogin(let stored) = state.withLock({ $0.phase }) {
+            await wakeup.wait(for: tuning.rescanInterval)
+            await resumeAfterNewLogin(in: store, since: stored, &memory)
+            return
+        }
+        let due = memory.planned.map { $0 <= Date() } ?? false
+        let seen = memory.seen
+        let outcome = await Result.awaiting { () async throws(AuthError) in
+            let source = try await self.source()
+            let current = try await source.token()
+            // New tokens got meanwhile (a client's refresh, another process's) count as the refresh.
+            guard due, let seen, !TokenDates(current).differ(from: seen) else { return (current, false) }
+            return (try await source.refreshAhead(), true)
+        }
+        if Task.isCancelled { return }
+        switch outcome {
+        case .success(let (tokens, refreshedAhead)):
+            await keepUp(with: tokens, refreshedAhead: refreshedAhead, &memory)
+            let delay = max(memory.planned!.timeIntervalSince(Date()), tuning.minimumGap)
+            await wakeup.wait(for: .milliseconds(Int64(delay * 1000)))
+        case .failure(let error) where Self.needsPerson(error):
+            await enterNeedsLogin(error, store: store, &memory)
+        case .failure(let error):
+            let delay = memory.backoff.next()
+            let line = Agent.oneLine(error)
+            state.withLock { state in
+                state.lastError = line
+                state.nextRefreshAt = Date().addingTimeInterval(Self.seconds(delay))
+            }
+            logger.warning("\(account): \(due ? "refresh" : "reading the tokens") failed (\(line)); trying again in \(delay)")
+            if let seen = memory.seen, seen.accessTokenExpiry <= Date(), memory.written != nil {
+                await removeFiles(because: "its access token expired and cannot be refreshed")
+                memory.written = nil
+            }
+            await wakeup.wait(for: delay)
+        }
+    }
+
+    /// Records `tokens`, writes them to the token files when they are new, plans the next refresh.
+    private func keepUp(with tokens: TokenSet, refreshedAhead: Bool, _ memory: inout Memory) async {
+        let dates = TokenDates(tokens)
+        if refreshedAhead, let previous = memory.seen, schedule.plansForWindow(previous, absoluteWindowEnd: memory.absoluteWindowEnd),
+            let before = previous.refreshTokenExpiry, let after = dates.refreshTokenExpiry, after <= before.addingTimeInterval(1)
+        {
+            memory.absoluteWindowEnd = after
+            logger.notice("\(account): refreshing does not extend the refresh token's lifetime; keeping ahead of the access token only")
+        }
+        memory.seen = dates
+        memory.backoff.reset()
+        if memory.written.map({ dates.differ(from: $0) }) ?? true, !tokenFiles.isEmpty {
+            if await writeFiles(tokens.accessToken.bytes) { memory.written = dates }
+        }
+        let planned = schedule.nextRefresh(for: dates, absoluteWindowEnd: memory.absoluteWindowEnd)
+        memory.planned = planned
+        state.withLock { state in
+            state.nextRefreshAt = max(planned, Date())
+            state.lastRefreshAt = dates.obtainedAt
+            state.lastError = nil
+        }
+        if refreshedAhead { logger.debug("\(account): refreshed ahead; next refresh at \(planned)") }
+    }
+
+    /// Records a failure that needs a person, once; removes the token files.
+    private func enterNeedsLogin(_ error: AuthError, store: any SecureStore, _ memory: inout Memory) async {
+        let stored = try? await AccountItems(store: store, server: account.server, account: account.account).loadTokens()
+        let line = Agent.oneLine(error)
+        state.withLock { state in
+            state.phase = .needsLogin(stored: stored.map(TokenDates.init))
+            state.lastError = line
+            state.nextRefreshAt = nil
+        }
+        logger.warning("\(account) needs a person to log in again (\(line)); not refreshing it until it does")
+        await removeFiles(because: "the account needs a person to log in again")
+        memory = Memory(backoff: Backoff(first: tuning.firstRetry, maximum: tuning.maximumRetry))
+    }
+
+    /// Back to keeping when the stored tokens changed since the account needed a person.
+    private func resumeAfterNewLogin(in store: any SecureStore, since before: TokenDates?, _ memory: inout Memory) async {
+        guard !Task.isCancelled,
+            let stored = try? await AccountItems(store: store, server: account.server, account: account.account).loadTokens()
+        else { return }
+        let dates = TokenDates(stored)
+        guard before.map({ dates.differ(from: $0) }) ?? true else { return }
+        state.withLock { state in
+            state.phase = .active
+            state.lastError = nil
+        }
+        dropSource()
+        logger.notice("\(account): new tokens are stored (a new login); keeping the account again")
+    }
+
+    private func setNextRefresh(_ date: Date?) { state.withLock { $0.nextRefreshAt = date } }
+
+    // MARK: - Token files
+
+    /// Writes `token` to every token file; true when all of them took it.
+    private func writeFiles(_ token: [UInt8]) async -> Bool {
+        var allWritten = true
+        for path in tokenFiles {
+            let result: Result<Void, TokenFile.Failure> = await Blocking.runResult { () throws(TokenFile.Failure) in
+                try TokenFile.write(token, to: path)
+            }
+            if case .failure(let failure) = result {
+                allWritten = false
+                logger.error("\(account): the token file could not be written (\(failure))")
+            }
+        }
+        return allWritten
+    }
+
+    /// Removes every token file, saying why.
+    private func removeFiles(because why: String) async {
+        for path in tokenFiles {
+            let result: Result<Bool, TokenFile.Failure> = await Blocking.runResult { () throws(TokenFile.Failure) in
+                try TokenFile.remove(path)
+            }
+            switch result {
+            case .success(true): logger.warning("removed the token file \(path): \(why)")
+            case .success(false): break
+            case .failure(let failure): logger.error("\(account): the token file could not be removed (\(failure))")
+            }
+        }
+    }
+
+    // MARK: - Rules
+
+    /// True when only a person can help: refreshing again would change nothing.
+    static func needsPerson(_ error: AuthError) -> Bool {
+        switch error {
+        case .authentication, .interactionRequired, .configuration, .invalidRequest: true
+        default: error.remedy != nil
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
+
+/// How many keep-alive tasks run, so ``Agent/stop()`` can wait for them (and for the
+/// writes they have under way), bounded.
+final class LoopCounter: Sendable {
+    private let running = Mutex(0)
+    func enter() { running.withLock { $0 += 1 } }
+    func leave() { running.withLock { $0 -= 1 } }
+    var count: Int { running.withLock { $0 } }
+}
+
+extension Result where Failure == AuthError {
+    /// `body`'s result as a value.
+    static func awaiting(_ body: () async throws(AuthError) -> Success) async -> Result<Success, AuthError> {
+        do throws(AuthError) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension Blocking {
+    /// `body`'s result as a value, run on a thread of its own.
+    static func runResult<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async -> Result<T, Failure> {
+        do throws(Failure) {
+            return .success(try await run(body))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

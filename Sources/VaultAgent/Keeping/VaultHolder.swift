@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Logging
+import Synchronization
+import VaultStore
+
+/// The store the agent serves, and with it the keys it holds (an encrypted file's key lives
+/// in its store object): held while the vault is unlocked, dropped at once by ``lock()``.
+/// After a lock only ``AgentConfiguration/openStore`` with `afterLock` (the key cache
+/// alone) opens it again, and only when that store can be read.
+final class VaultHolder: Sendable {
+    private struct State {
+        var store: (any SecureStore)?
+        /// Changes at every lock and unlock: whatever was made from an older store is dropped.
+        var generation = 0
+        var reopening: Task<Bool, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let openStore: @Sendable (_ afterLock: Bool) throws(VaultError) -> any SecureStore
+    private let logger: Logger
+
+    init(openStore: @escaping @Sendable (_ afterLock: Bool) throws(VaultError) -> any SecureStore, logger: Logger) {
+        self.openStore = openStore
+        self.logger = logger
+    }
+
+    /// The store and its generation, or nil while the vault is locked.
+    func current() -> (store: any SecureStore, generation: Int)? {
+        state.withLock { state in state.store.map { ($0, state.generation) } }
+    }
+
+    /// True after ``lock()`` (or a failed first open) until a reopening succeeds.
+    var isLocked: Bool { state.withLock { $0.store == nil } }
+
+    /// The generation now.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Opens the store the agent starts with (`afterLock` false: the passphrase source the
+    /// agent was given may be used); stays locked, and says so, when it cannot.
+    func openInitially() async {
+        let open = openStore
+        do throws(VaultError) {
+            let store = try await Blocking.run { () throws(VaultError) in try open(false) }
+            state.withLock { state in
+                state.store = store
+                state.generation += 1
+            }
+        } catch {
+            logger.error("the store cannot be opened (\(error)); serving nothing that needs it until it can")
+        }
+    }
+
+    /// Drops the store, and with it every key it holds. True when it was held.
+    @discardableResult
+    func lock() -> Bool {
+        state.withLock { state in
+            let held = state.store != nil
+            state.store = nil
+            state.generation += 1
+            return held
+        }
+    }
+
+    /// The store, reopened from the key cache when the vault is locked (one attempt at a
+    /// time, shared by every caller); nil when it stays locked.
+    func availableStore() async -> (store: any SecureStore, generation: Int)? {
+        if let current = current() { return current }
+        let task: Task<Bool, Never> = state.withLock { state in
+            if let running = state.reopening { return running }
+            let generation = state.generation
+            let task = Task { await self.reopen(ifStill: generation) }
+            state.reopening = task
+            return task
+        }
+        _ = await task.value
+        return current()
+    }
+
+    /// Opens the store with the key cache alone and reads its list (which needs the key);
+    /// installs it unless a lock came meanwhile.
+    private func reopen(ifStill generation: Int) async -> Bool {
+        let open = openStore
+        let opened: Result<any SecureStore, VaultError> = await Result.awaitingBlocking {
+            () throws(VaultError) -> any SecureStore in
+            let store = try open(true)
+            _ = try store.list(server: nil)
+            return store
+        }
+        return state.withLock { state in
+            state.reopening = nil
+            guard case .success(let store) = opened, state.generation == generation, state.store == nil else { return false }
+            state.store = store
+            state.generation += 1
+            return true
+        }
+    }
+}
+
+extension Result where Failure == VaultError {
+    /// `body`'s result, run on a thread of its own (``Blocking``).
+    static func awaitingBlocking(_ body: @escaping @Sendable () throws(VaultError) -> Success) async -> Result<Success, VaultError>
+    where Success: Sendable {
+        do throws(VaultError) {
+            return .success(try await Blocking.run(body))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
