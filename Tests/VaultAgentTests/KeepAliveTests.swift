@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import AuthServer
 import Foundation
 import Testing
 import VaultAgent
@@ -149,6 +150,64 @@ struct KeepAliveTests {
             let secrets = [first.accessToken, first.refreshToken].compactMap { $0?.utf8String }
             #expect(!bench.logs.all.contains { line in secrets.contains { line.contains($0) } }, "no token is logged")
             #expect(!bench.logs.all.contains { $0.contains(agentPassword) || $0.contains("a-new-password-9") })
+        }
+    }
+
+    @Test("transient failures: retried with a bounded backoff, the expired token's file removed, then recovered")
+    func transientFailuresBackOff() async throws {
+        try await withAgentBench(accessTTL: 2, refreshTTL: 60) { bench in
+            try await bench.login()
+            let file = bench.directory + "/token"
+            let configuration = bench.configuration(tokenFiles: [TokenFileBinding(path: file, account: bench.account)])
+            try await withAgent(configuration) { agent in
+                #expect(await eventually { FileManager.default.fileExists(atPath: file) })
+                bench.server.faults.set(.status500)
+                try await Task.sleep(for: .seconds(5))
+                let status = try await agent.accountStatus()
+                #expect(status["state"] as? String == "kept", "a 500 does not need a person")
+                #expect((status["last_error"] as? String)?.contains("500") == true)
+                #expect(status["next_refresh_at"] is String)
+                #expect(!FileManager.default.fileExists(atPath: file), "the expired token's file is removed")
+                // Backoff 0.2 s doubling to 1 s (the test's tuning): about 8 tries in 5 s, never a tight loop.
+                #expect(bench.stats.faultedRefreshes >= 2)
+                #expect(bench.stats.faultedRefreshes <= 12, "\(bench.stats.faultedRefreshes) tries")
+                #expect(bench.stats.logins == 1)
+
+                bench.server.faults.reset()
+                #expect(await eventually { await agent.firstAccount()?["last_error"] is NSNull })
+                #expect(await eventually { FileManager.default.fileExists(atPath: file) })
+                #expect(doneFields(await agent.token(bench)) != nil)
+            }
+        }
+    }
+
+    @Test("a provider that hangs holds up neither another account's refreshes nor its answers")
+    func deadProviderIsolated() async throws {
+        try await withAgentBench(accessTTL: 2, refreshTTL: 60) { bench in
+            let other = AuthServerConfiguration(
+                accessTokenLifetime: 2, refreshTokenLifetime: 60, users: [CredentialPair(name: agentUser, secret: agentPassword)])
+            try await withReferenceServer(other) { running in
+                try await bench.login()
+                let session = AuthSession(
+                    store: bench.store, server: running.url, account: agentUser, transport: bench.transport, configuration: bench.requester)
+                try await session.login(settings: LoginSettings(serverURL: running.url), password: Secret(agentPassword))
+                try await withAgent(bench.configuration()) { agent in
+                    #expect(await eventually { (try? await agent.statusJSON()["accounts"] as? [Any])?.count == 2 })
+                    bench.server.faults.set(.hang, hangSeconds: 8)
+                    let before = running.server.stats.refreshes
+                    let started = ContinuousClock.now
+                    var tokens: Set<[UInt8]> = []
+                    while ContinuousClock.now - started < .seconds(5) {
+                        let asked = ContinuousClock.now
+                        let answer = await agent.answer(.token(store: agentStoreKey, server: running.url, account: agentUser, rejected: nil))
+                        #expect(ContinuousClock.now - asked < .milliseconds(1500))
+                        if let fields = doneFields(answer) { tokens.insert(fields[0]) }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    #expect(running.server.stats.refreshes - before >= 3, "the other account is still refreshed ahead")
+                    #expect(tokens.count >= 3)
+                }
+            }
         }
     }
 

@@ -195,6 +195,10 @@ final class AccountKeeper: Sendable {
     private func turn(_ memory: inout Memory) async {
         guard let store = vault.current()?.store else {
             setNextRefresh(nil)
+            if let seen = memory.seen, seen.accessTokenExpiry <= Date(), memory.written != nil {
+                await removeFiles(because: "the vault is locked and the access token expired")
+                memory.written = nil
+            }
             await wakeup.wait(for: tuning.lockedPoll)
             return
         }
