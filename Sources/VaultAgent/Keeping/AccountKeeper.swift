@@ -80,8 +80,11 @@ final class AccountKeeper: Sendable {
         let task: Task<Result<TokenSource, AuthError>, Never> = state.withLock { state in
             if let running = state.source, state.sourceGeneration == generation { return running }
             let task = Task { await self.makeSource(store) }
-            state.source = task
-            state.sourceGeneration = generation
+            // A lock that came since the store was taken leaves nothing made from it behind.
+            if vault.generation == generation {
+                state.source = task
+                state.sourceGeneration = generation
+            }
             return task
         }
         let result = await task.value
