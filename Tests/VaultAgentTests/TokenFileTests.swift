@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Testing
+import VaultTestSupport
+
+@testable import VaultAgent
+
+/// The token file's atomic replacement, on its own.
+@Suite("Token file")
+struct TokenFileTests {
+    @Test("a write replaces the file whole, 0600, and leaves what others put beside it alone")
+    func writeReplacesWhole() throws {
+        try withTemporaryDirectory("token-file") { directory in
+            let path = directory + "/token"
+            // Files under names a write might pick: never opened, never removed.
+            let planted = directory + "/.token.vault-0000000000000000"
+            try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: directory + "/elsewhere")
+            try TokenFile.write(Array("first".utf8), to: path)
+            try TokenFile.write(Array("second-token".utf8), to: path)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "second-token")
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600)
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["token", ".token.vault-0000000000000000"])
+            #expect(!FileManager.default.fileExists(atPath: directory + "/elsewhere"))
+        }
+    }
+
+    @Test("removal: true when a file was there, false when none; a failure names the path, never the token")
+    func removalAndFailures() throws {
+        try withTemporaryDirectory("token-file") { directory in
+            let path = directory + "/token"
+            try TokenFile.write(Array("tok".utf8), to: path)
+            #expect(try TokenFile.remove(path))
+            #expect(try !TokenFile.remove(path))
+            do throws(TokenFile.Failure) {
+                try TokenFile.write(Array("secret-token".utf8), to: directory + "/missing/token")
+                Issue.record("a write into a missing directory succeeded")
+            } catch {
+                #expect(error.description.contains(directory + "/missing/"))
+                #expect(!error.description.contains("secret-token"))
+            }
+        }
+    }
+
+    @Test("split: directory and name")
+    func split() {
+        #expect(TokenFile.split("/run/user/1/token") == ("/run/user/1", "token"))
+        #expect(TokenFile.split("/token") == ("/", "token"))
+        #expect(TokenFile.split("token") == (".", "token"))
+    }
+}
