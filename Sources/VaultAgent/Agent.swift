@@ -117,6 +117,8 @@ public actor Agent: AgentServing {
         case .lock: return lock()
         case .status(let store):
             guard store == configuration.storeKey else { return Self.otherStore }
+            // A key back in the cache (`vault unlock`) shows at once; a locked vault is reported, not declined.
+            _ = await unlockedStore()
             return .done([Array(status().json().utf8)])
         case .token(let store, let server, let account, let rejected):
             guard store == configuration.storeKey else { return Self.otherStore }
