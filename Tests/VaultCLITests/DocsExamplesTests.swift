@@ -529,7 +529,8 @@ enum DocsLinks {
                 let sandbox = DocsSandbox(
                     home: home, serverURL: server.url, extra: ["VAULT_BACKEND": "file", "XDG_RUNTIME_DIR": home + "/run", "PW": Self.password])
                 sandbox.write("passphrase", "agent passphrase 7d1e\n")
-                try FileManager.default.createDirectory(atPath: home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 try await sandbox.runDocument("docs/agent.md")
             }
         }
