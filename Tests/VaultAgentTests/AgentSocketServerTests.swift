@@ -162,7 +162,8 @@ import VaultTestSupport
             chmod(path, 0o666)
             for _ in 0..<2 {
                 let result = try await ChildProcess.runAsync(
-                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-I", "-c", Self.pythonClient, path],
+                    "/usr/bin/setpriv",
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-I", "-c", Self.pythonClient, path],
                     environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
                 #expect(result.status == 0, "\(result.err)")
                 #expect(result.out == "connected, answered 0 bytes\n", "\(result.out) \(result.err)")
@@ -212,5 +213,25 @@ import VaultTestSupport
             }
             #expect(refused)
         }
+    }
+
+    @Test("stop with an idle client: the straggler is closed at the drain bound and run() returns")
+    func stopClosesStragglers() async throws {
+        let directory = try TemporaryDirectory.make(prefix: "vault-agent-server")
+        defer { TemporaryDirectory.remove(directory) }
+        let path = directory + "/agent.sock"
+        let server = try await AgentSocketServer.bind(
+            .path(path), serving: EchoServing(), limits: .init(requestDeadline: .seconds(60), drainDeadline: .seconds(1)),
+            logger: Logger(label: "test"))
+        let running = Task { await server.run() }
+        let idle = try SocketTestClient.connect(path)
+        defer { close(idle) }
+        for _ in 0..<500 where server.openConnections < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(server.openConnections == 1)
+        server.stop()
+        let reply = await onOwnThread { SocketTestClient.readToEnd(idle, timeout: 30) }
+        #expect(reply.closed && reply.bytes.isEmpty, "\(reply)")
+        await running.value
+        #expect(server.openConnections == 0)
     }
 }

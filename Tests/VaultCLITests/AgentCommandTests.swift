@@ -27,7 +27,8 @@ import VaultTestSupport
 
     /// Starts `vault agent -v ARGS` (stderr into the output) and waits until it serves.
     static func startAgent(_ place: Place, _ arguments: [String] = [], environment: [String: String]? = nil) async throws -> ChildProcess {
-        let agent = try ChildProcess(VaultProcess.vaultPath, ["agent", "-v"] + arguments, environment: environment ?? place.environment, stderr: .intoStdout)
+        let agent = try ChildProcess(
+            VaultProcess.vaultPath, ["agent", "-v"] + arguments, environment: environment ?? place.environment, stderr: .intoStdout)
         let ready = try await agent.waitForOutput(timeout: 60) { $0.contains("serving at") }
         if ready == nil {
             agent.kill()
@@ -47,7 +48,8 @@ import VaultTestSupport
         try await Self.withPlace { place in
             let absent = try await Self.check(place.environment)
             #expect(absent.status == 4 && absent.out.isEmpty, "\(absent.err)")
-            #expect(absent.err.hasPrefix("vault: no agent answers at \(place.socket)") && absent.err.split(separator: "\n").count == 1, "\(absent.err)")
+            #expect(
+                absent.err.hasPrefix("vault: no agent answers at \(place.socket)") && absent.err.split(separator: "\n").count == 1, "\(absent.err)")
 
             let agent = try await Self.startAgent(place)
             defer { agent.kill() }
@@ -157,7 +159,8 @@ import VaultTestSupport
             // The first connection starts the agent, which answers it.
             let answered = try await Self.check(place.environment)
             #expect(answered.status == 0 && answered.out == "vault-agent 1\n", "\(answered.err) \(activator.output)")
-            #expect(try await activator.waitForOutput(timeout: 30) { $0.contains("serving at the socket systemd passed") } != nil, "\(activator.output)")
+            #expect(
+                try await activator.waitForOutput(timeout: 30) { $0.contains("serving at the socket systemd passed") } != nil, "\(activator.output)")
             activator.terminate()
             let result = try await activator.finishAsync(timeout: 30)
             #expect(result.status == 0, "\(activator.output)")

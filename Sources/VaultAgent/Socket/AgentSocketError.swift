@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultAgentProtocol
+
 /// Why `vault agent` cannot listen: each is one line naming the path, and exit 4 (the
 /// command's "unavailable or unsafe").
 public enum AgentSocketError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -18,13 +20,11 @@ public enum AgentSocketError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .pathTooLong(let path): "the socket path \(path) is longer than \(maximumLengthText) bytes"
+        case .pathTooLong(let path): "the socket path \(path) is longer than \(AgentSocketPath.maximumLength) bytes"
         case .unsafeDirectory(let path, let reason): "the socket directory \(path) is not safe: \(reason)"
         case .alreadyRunning(let path): "an agent already runs at \(path)"
         case .occupied(let path, let reason): "\(path) cannot be used: \(reason)"
         case .system(let path, let call, let reason): "\(path): \(call) failed: \(reason)"
         }
     }
-
-    private var maximumLengthText: String { "107" }
 }

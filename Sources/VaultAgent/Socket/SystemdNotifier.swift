@@ -77,4 +77,3 @@ public struct SystemdNotifier: Sendable {
         }
     }
 }
-

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Testing
+import VaultAgentProtocol
+import VaultStore
+import VaultStoreCLI
+
+/// Where the agent listens and the commands ask it, from the variables; and the store the
+/// agent reopens after `vault lock`, with the key cache only.
+@Suite struct AgentVariablesTests {
+    @Test("VAULT_AGENT_SOCKET, else XDG_RUNTIME_DIR/vault/agent.sock, else /tmp/vault-agent-UID; VAULT_AGENT=off: the commands never ask")
+    func socketPath() {
+        let uid = getuid()
+        #expect(AgentVariables.socketPath([:]) == "/tmp/vault-agent-\(uid)/agent.sock")
+        #expect(AgentVariables.socketPath(["XDG_RUNTIME_DIR": ""]) == "/tmp/vault-agent-\(uid)/agent.sock")
+        #expect(AgentVariables.socketPath(["XDG_RUNTIME_DIR": "/run/user/7"]) == "/run/user/7/vault/agent.sock")
+        #expect(AgentVariables.socketPath(["XDG_RUNTIME_DIR": "/run/user/7", "VAULT_AGENT_SOCKET": "/s/a.sock"]) == "/s/a.sock")
+        #expect(AgentVariables.socketPath(["XDG_RUNTIME_DIR": "/run/user/7", "VAULT_AGENT_SOCKET": ""]) == "/run/user/7/vault/agent.sock")
+        #expect(AgentVariables.socketPath(["VAULT_AGENT": "off", "VAULT_AGENT_SOCKET": "/s/a.sock"]) == nil)
+        #expect(AgentVariables.socketPath(["VAULT_AGENT": "on", "VAULT_AGENT_SOCKET": "/s/a.sock"]) == "/s/a.sock")
+        #expect(AgentVariables.listenPath(["VAULT_AGENT": "off", "VAULT_AGENT_SOCKET": "/s/a.sock"]) == "/s/a.sock", "the agent itself still listens")
+    }
+
+    @Test("keyCacheOnly: no passphrase from a variable, a file or systemd's credential, and no prompt")
+    func keyCacheOnlyGivesNoPassphrase() throws {
+        var options = StoreConfiguration(variables: ["VAULT_PASSPHRASE": "pw", "HOME": "/home/u"])
+        #expect(try options.context().passphrase.givenPassphrase() == Secret("pw"), "the sources are used without keyCacheOnly")
+        options.keyCacheOnly = true
+        let context = options.context()
+        #expect(try context.passphrase.givenPassphrase() == nil)
+        #expect(throws: VaultError.self) { try context.passphrase.passphrase(for: .unlock) }
+        // A passphrase file is not even read (a missing one would be an error).
+        var withFile = StoreConfiguration(variables: ["VAULT_PASSPHRASE_FILE": "/nonexistent/passphrase", "HOME": "/home/u"])
+        withFile.passphraseFile = "/nonexistent/option"
+        #expect(throws: VaultError.self) { try withFile.context().passphrase.givenPassphrase() }
+        withFile.keyCacheOnly = true
+        #expect(try withFile.context().passphrase.givenPassphrase() == nil)
+        #expect(context.prompts.timeout == nil, "no keyring prompt after vault lock")
+    }
+}
