@@ -20,7 +20,8 @@ import VaultStoreCLI
         #expect(AgentVariables.socketPath(["XDG_RUNTIME_DIR": "/run/user/7", "VAULT_AGENT_SOCKET": ""]) == "/run/user/7/vault/agent.sock")
         #expect(AgentVariables.socketPath(["VAULT_AGENT": "off", "VAULT_AGENT_SOCKET": "/s/a.sock"]) == nil)
         #expect(AgentVariables.socketPath(["VAULT_AGENT": "on", "VAULT_AGENT_SOCKET": "/s/a.sock"]) == "/s/a.sock")
-        #expect(AgentVariables.listenPath(["VAULT_AGENT": "off", "VAULT_AGENT_SOCKET": "/s/a.sock"]) == "/s/a.sock", "the agent itself still listens")
+        let off = ["VAULT_AGENT": "off", "VAULT_AGENT_SOCKET": "/s/a.sock"]
+        #expect(AgentVariables.listenPath(off) == "/s/a.sock", "the agent itself still listens")
     }
 
     @Test("keyCacheOnly: no passphrase from a variable, a file or systemd's credential, and no prompt")
