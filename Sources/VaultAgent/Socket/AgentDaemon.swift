@@ -17,9 +17,12 @@ public enum AgentDaemon {
     /// answers under way finish (bounded), stops the agent, removes `ownSocket` (the socket
     /// file this process bound, never an activated one) and returns: the process exits 0.
     /// `READY=1` is sent once the agent has started; `WATCHDOG=1` at the notifier's interval.
+    /// Returns true when a signal stopped it, false when the listening socket failed (then
+    /// it stops the same way).
+    @discardableResult
     public static func run(
         agent: Agent, server: AgentSocketServer, notifier: SystemdNotifier, ownSocket: String?, logger: Logger
-    ) async {
+    ) async -> Bool {
         let signals = StopSignals()
         let serving = Task { await server.run() }
         let watchdog = Task {
@@ -36,15 +39,30 @@ public enum AgentDaemon {
             notifier.ready(status: "serving at \(place)")
             logger.info("serving at \(place)")
         }
-        let number = await signals.next()
-        logger.info("\(StopSignals.name(number)): stopping")
+        let stop = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask { await signals.next() }
+            group.addTask {
+                await serving.value
+                return nil
+            }
+            let first = await group.next() ?? nil
+            if let number = first {
+                logger.info("\(StopSignals.name(number)): stopping")
+            } else {
+                logger.error("the listening socket closed: stopping")
+            }
+            notifier.stopping(status: "stopping")
+            // No new connection; the wait on the server ends once those open are done.
+            server.stop()
+            group.cancelAll()
+            return first
+        }
         starting.cancel()
-        notifier.stopping(status: "stopping")
-        server.stop()
         await serving.value
         await agent.stop()
         watchdog.cancel()
         if let ownSocket { unlink(ownSocket) }
         logger.info("stopped")
+        return stop != nil
     }
 }

@@ -94,8 +94,11 @@ public final class AgentSocketServer: Sendable {
     public static func bind(
         _ listener: Listener, serving: any AgentServing, limits: Limits = Limits(), logger: Logger
     ) async throws(AgentSocketError) -> AgentSocketServer {
-        OpenFileLimit.raise()
-        let registry = ConnectionRegistry(maximum: limits.maximumConnections)
+        // Each connection is a descriptor: the bound stays under the limit, with room for
+        // the store, the HTTP client and the logs.
+        let descriptors = Int(clamping: OpenFileLimit.raise())
+        let room = descriptors > 0 ? max(16, descriptors - 64) : limits.maximumConnections
+        let registry = ConnectionRegistry(maximum: max(1, min(limits.maximumConnections, room)))
         let initializer = childInitializer(registry: registry, limits: limits, logger: logger)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)

@@ -87,8 +87,8 @@ struct AgentCommand: AsyncParsableCommand {
         do {
             let agent = Agent(configuration: try makeConfiguration(transport: transport, logger: logger))
             let server = try await AgentSocketServer.bind(listener, serving: agent, logger: logger)
-            await AgentDaemon.run(agent: agent, server: server, notifier: notifier, ownSocket: ownSocket, logger: logger)
-            failure = nil
+            let signalled = await AgentDaemon.run(agent: agent, server: server, notifier: notifier, ownSocket: ownSocket, logger: logger)
+            failure = signalled ? nil : ExitCode(ExitStatus.unavailable)
         } catch let error as AgentSocketError {
             Terminal.note(error.description)
             failure = ExitCode(ExitStatus.unavailable)
