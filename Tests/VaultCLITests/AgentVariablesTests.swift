@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import VaultAgentProtocol
+import VaultCLI
 import VaultStore
 import VaultStoreCLI
 
@@ -39,5 +40,38 @@ import VaultStoreCLI
         withFile.keyCacheOnly = true
         #expect(try withFile.context().passphrase.givenPassphrase() == nil)
         #expect(context.prompts.timeout == nil, "no keyring prompt after vault lock")
+    }
+}
+
+/// `vault agent`'s flag values, read into the agent's types.
+@Suite struct AgentArgumentsTests {
+    @Test("--token-file: PATH up to the first =, the account up to the last @")
+    func tokenFileSplits() throws {
+        let binding = try AgentArguments.tokenFile("/run/t=ok.token=ann@corp@https://Auth.Example.com/")
+        #expect(binding.path == "/run/t")
+        #expect(binding.account.account == "ok.token=ann@corp")
+        #expect(binding.account.server == "https://auth.example.com")
+        let plain = try AgentArguments.tokenFile("/home/a/api.token=alice@https://auth.example.com")
+        #expect(plain.path == "/home/a/api.token" && plain.account.account == "alice")
+    }
+
+    @Test("--keep-alive: s, m, h, d or whole seconds")
+    func keepAliveForms() throws {
+        #expect(try AgentArguments.keepAlive("90s") == .seconds(90))
+        #expect(try AgentArguments.keepAlive("30m") == .seconds(1800))
+        #expect(try AgentArguments.keepAlive("2h") == .seconds(7200))
+        #expect(try AgentArguments.keepAlive("1d") == .seconds(86400))
+        #expect(try AgentArguments.keepAlive("45") == .seconds(45))
+        for bad in ["", "s", "1.5h", "+5", "5 m", "٣s", "99999999999999d", "1w"] {
+            #expect(throws: (any Error).self, "\(bad)") { try AgentArguments.keepAlive(bad) }
+        }
+    }
+
+    @Test("--account: pairs, duplicates kept once, servers normalised")
+    func accountPairs() throws {
+        let accounts = try AgentArguments.accounts(["https://a.example.com", "ann", "https://A.example.com/", "ann", "https://b.example.com", "bob"])
+        #expect(accounts.map(\.description) == ["ann@https://a.example.com", "bob@https://b.example.com"])
+        #expect(throws: (any Error).self) { try AgentArguments.accounts(["https://a.example.com"]) }
+        #expect(throws: (any Error).self) { try AgentArguments.accounts(["https://a.example.com", ""]) }
     }
 }

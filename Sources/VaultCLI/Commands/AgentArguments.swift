@@ -7,10 +7,10 @@ import VaultAuth
 
 /// The values of `vault agent`'s flags, read into the agent's types: every refusal is a
 /// `ValidationError` (one line, exit 2).
-enum AgentArguments {
+package enum AgentArguments {
     /// `--account SERVER ACCOUNT`, repeated: the values in pairs. An odd count, an empty
     /// account or a server vault would not send a token to is refused.
-    static func accounts(_ values: [String]) throws(ValidationError) -> [KeptAccount] {
+    package static func accounts(_ values: [String]) throws(ValidationError) -> [KeptAccount] {
         guard values.count.isMultiple(of: 2) else {
             throw ValidationError("--account takes two values, the server and the account (--account SERVER ACCOUNT)")
         }
@@ -24,10 +24,10 @@ enum AgentArguments {
     }
 
     /// The longest `--keep-alive`: a year.
-    static let maximumKeepAlive: Int64 = 366 * 86_400
+    package static let maximumKeepAlive: Int64 = 366 * 86_400
 
     /// `--keep-alive DURATION`: `90s`, `30m`, `2h`, `1d`, or whole seconds; above 0, at most a year.
-    static func keepAlive(_ text: String) throws(ValidationError) -> Duration {
+    package static func keepAlive(_ text: String) throws(ValidationError) -> Duration {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         var digits = Substring(text)
         var unit: Int64 = 1
@@ -45,7 +45,7 @@ enum AgentArguments {
 
     /// `--token-file PATH=ACCOUNT@SERVER`: PATH up to the first `=`, then the account up to
     /// the last `@`, then the server. PATH must be absolute.
-    static func tokenFile(_ text: String) throws(ValidationError) -> TokenFileBinding {
+    package static func tokenFile(_ text: String) throws(ValidationError) -> TokenFileBinding {
         let shape = "--token-file takes PATH=ACCOUNT@SERVER, such as /run/user/1000/api.token=alice@https://auth.example.com"
         guard let equals = text.firstIndex(of: "=") else { throw ValidationError(shape) }
         let path = String(text[..<equals])
