@@ -183,6 +183,17 @@ import VaultTestSupport
             }
             #expect(ready.contains { $0.hasPrefix("READY=1\nSTATUS=serving at \(place.socket)") }, "\(ready)")
             #expect(ready.filter { $0 == "WATCHDOG=1" }.count >= 3, "\(ready)")
+            // Clients that never finish a request (each closed at the 5 s deadline): the
+            // STATUS= line comes to count them.
+            var clients: [Int32] = []
+            defer { for client in clients { close(client) } }
+            var updated: [String] = []
+            for _ in 0..<40 {
+                if let client = NotifyListener.connect(place.socket) { clients.append(client) }
+                updated = await listener.wait(timeout: 0.5) { $0.contains { $0.hasPrefix("STATUS=") && $0.contains("open") } }
+                if updated.contains(where: { $0.hasPrefix("STATUS=") && $0.contains("open") }) { break }
+            }
+            #expect(updated.contains { $0.hasPrefix("STATUS=serving at \(place.socket); ") && $0.hasSuffix(" open") }, "\(updated)")
             agent.terminate()
             #expect(try await agent.finishAsync(timeout: 30).status == 0)
             let all = await listener.wait(timeout: 10) { $0.contains { $0.hasPrefix("STOPPING=1") } }
@@ -305,4 +316,23 @@ final class NotifyListener: @unchecked Sendable {
     }
 
     func close() { Foundation.close(descriptor) }
+
+    /// A client connected to the Unix stream socket at `path` that sends nothing, or nil.
+    static func connect(_ path: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            Foundation.close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
 }

@@ -13,6 +13,9 @@ import VaultAgentProtocol
 /// `vault agent`'s life in the foreground: listen, start the agent, tell systemd
 /// (``SystemdNotifier``), serve until SIGTERM or SIGINT, then stop cleanly.
 public enum AgentDaemon {
+    /// How often the `STATUS=` line is brought up to date.
+    static let statusInterval: Duration = .seconds(5)
+
     /// Runs `agent` behind `server` until SIGTERM or SIGINT; then stops accepting, lets
     /// answers under way finish (bounded), stops the agent, removes `ownSocket` (the socket
     /// file this process bound, never an activated one) and returns: the process exits 0.
@@ -36,8 +39,20 @@ public enum AgentDaemon {
         let starting = Task {
             await agent.start()
             guard !Task.isCancelled else { return }
-            notifier.ready(status: "serving at \(place)")
+            var status = "serving at \(place)"
+            notifier.ready(status: status)
             logger.info("serving at \(place)")
+            // STATUS= kept current: the connections open, when that changes.
+            guard notifier.socketPath != nil else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: statusInterval)
+                let open = server.openConnections
+                let now = "serving at \(place); \(open) connection\(open == 1 ? "" : "s") open"
+                if now != status, !Task.isCancelled {
+                    notifier.status(now)
+                    status = now
+                }
+            }
         }
         let stop = await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await signals.next() }
