@@ -97,11 +97,14 @@ import VaultTestSupport
             let descriptor = try SocketTestClient.connect(path)
             defer { close(descriptor) }
             let frame = AgentFrame.framed(AgentRequest.status(store: "piece by piece").encoded())
-            for byte in frame {
-                SocketTestClient.send(descriptor, [byte])
-                try await Task.sleep(for: .milliseconds(2))
+            // On a thread of its own: a busy concurrency pool must not stretch the pauses.
+            let reply = await onOwnThread {
+                for byte in frame {
+                    SocketTestClient.send(descriptor, [byte])
+                    usleep(2000)
+                }
+                return SocketTestClient.readToEnd(descriptor, timeout: 10)
             }
-            let reply = await onOwnThread { SocketTestClient.readToEnd(descriptor, timeout: 10) }
             #expect(reply.closed)
             #expect(AgentAnswer.decode(reply.bytes.dropFirst(4)) == .done([Array("piece by piece".utf8)]))
         }
@@ -109,7 +112,8 @@ import VaultTestSupport
 
     @Test("1,000 idle connections: a client is still served")
     func thousandIdleConnections() async throws {
-        try await Self.withServer { path, server in
+        // A long request deadline: the idle ones stay open however slow the machine is.
+        try await Self.withServer(limits: .init(requestDeadline: .seconds(120))) { path, server in
             var idle: [Int32] = []
             defer { for descriptor in idle { close(descriptor) } }
             for _ in 0..<1000 { idle.append(try SocketTestClient.connect(path)) }
@@ -120,7 +124,7 @@ import VaultTestSupport
 
     @Test("past the connection bound a new connection is closed at once; served again once some end")
     func connectionBound() async throws {
-        try await Self.withServer(limits: .init(maximumConnections: 8)) { path, server in
+        try await Self.withServer(limits: .init(maximumConnections: 8, requestDeadline: .seconds(120))) { path, server in
             var idle: [Int32] = []
             defer { for descriptor in idle { close(descriptor) } }
             for _ in 0..<8 { idle.append(try SocketTestClient.connect(path)) }
@@ -200,7 +204,9 @@ import VaultTestSupport
     func stopLetsAnswersFinish() async throws {
         try await Self.withServer { path, server in
             let slow = Task { await onOwnThread { AgentClient.ask(.status(store: "1000"), socketPath: path, timeout: .seconds(20)) } }
-            try await Task.sleep(for: .milliseconds(300))
+            // Once accepted (a connection still in the backlog is refused by the stop).
+            for _ in 0..<1000 where server.openConnections < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(server.openConnections == 1)
             server.stop()
             #expect(try await slow.value.get() == .done([Array("1000".utf8)]))
             var refused = false
