@@ -13,13 +13,13 @@ import VaultTestSupport
 @Suite("the agent's socket server") struct AgentSocketServerTests {
     /// A server on `directory/agent.sock`, served by ``EchoServing``, running until `body` returns.
     static func withServer<T>(
-        limits: AgentSocketServer.Limits = .init(), logs: CapturingLogHandler.Box = .init(),
+        limits: AgentSocketServer.Limits = .init(), logs: ServerLogHandler.Box = .init(),
         _ body: (_ path: String, _ server: AgentSocketServer) async throws -> T
     ) async throws -> T {
         let directory = try TemporaryDirectory.make(prefix: "vault-agent-server")
         defer { TemporaryDirectory.remove(directory) }
         let path = directory + "/agent.sock"
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(box: logs) }
+        let logger = Logger(label: "test") { _ in ServerLogHandler(box: logs) }
         let server = try await AgentSocketServer.bind(.path(path), serving: EchoServing(), limits: limits, logger: logger)
         let running = Task { await server.run() }
         defer { running.cancel() }
@@ -159,7 +159,7 @@ import VaultTestSupport
     @Test("another uid's connection is closed unread, logged once per uid")
     func otherUIDIsRefused() async throws {
         try #require(getuid() == 0, "needs root to run a client as uid 65534")
-        let logs = CapturingLogHandler.Box()
+        let logs = ServerLogHandler.Box()
         try await Self.withServer(logs: logs) { path, _ in
             // The test's own directory: reachable by uid 65534, unlike the agent's.
             chmod(String(path.dropLast("/agent.sock".count)), 0o711)

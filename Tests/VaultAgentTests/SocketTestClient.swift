@@ -82,7 +82,7 @@ struct EchoServing: AgentServing {
 }
 
 /// A log handler that keeps the messages, for tests that count what the server logs.
-struct CapturingLogHandler: LogHandler {
+struct ServerLogHandler: LogHandler {
     final class Box: Sendable {
         let lines = Mutex<[String]>([])
         var all: [String] { lines.withLock { $0 } }
