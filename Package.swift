@@ -170,6 +170,7 @@ let package = Package(
             name: "VaultAgentTests",
             dependencies: [
                 "VaultAgent", "VaultAgentProtocol", "VaultAuth", "VaultStore", "AuthServer", "VaultTesting", "VaultTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "AuthServerTests",

@@ -17,4 +17,12 @@ package enum LockDirectorySettings {
         guard !(store is any AccountLockingStore), store.lockDirectory == nil else { return .automatic }
         return .directory(directory)
     }
+
+    /// ``placement(for:_:)`` for a store not opened yet, by its backend: only a keyring
+    /// (the Secret Service) has no lock place of its own.
+    package static func placement(for kind: BackendKind, _ variables: [String: String]) throws(VaultError) -> RefreshLock.Placement {
+        guard let directory = variables["VAULT_LOCK_DIR"], !directory.isEmpty else { return .automatic }
+        guard directory.hasPrefix("/") else { throw .invalidInput("VAULT_LOCK_DIR must be an absolute path") }
+        return kind == .secretService ? .directory(directory) : .automatic
+    }
 }

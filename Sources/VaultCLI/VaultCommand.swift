@@ -15,6 +15,7 @@ public struct VaultCommand: AsyncParsableCommand {
         version: CommandLineSummary.version,
         subcommands: CommandLineSummary.storeCommands + [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self, WhoamiCommand.self, ExecCommand.self,
+            AgentCommand.self,
         ]
     )
 

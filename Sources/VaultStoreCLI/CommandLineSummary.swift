@@ -27,7 +27,7 @@ public enum CommandLineSummary {
         usage: vault <command> [<server> <account>] [<options>]
 
         store:    save, load, remove, list, passwd, backend, lock, unlock
-        sign-in:  login, status, token, request, whoami, logout, exec
+        sign-in:  login, status, token, request, whoami, logout, exec, agent
 
         see vault --help, or vault <command> --help
 

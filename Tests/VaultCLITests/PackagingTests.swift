@@ -66,10 +66,13 @@ struct PackagingTests {
         let files = [
             "share/man/man1/vault.1", "share/man/man1/git-credential-vault.1", "share/man/man1/vault-auth.1",
             "share/bash-completion/completions/vault", "share/zsh/site-functions/_vault", "share/fish/vendor_completions.d/vault.fish",
+            "lib/systemd/user/vault-agent.service", "lib/systemd/user/vault-agent.socket",
         ].map { "\(prefix)/\($0)" }
         try await Self.checkTree(bin: "\(prefix)/bin", files: files, manual: "\(prefix)/share/man/man1/vault.1") {
             try String(contentsOfFile: $0, encoding: .utf8)
         }
+        let service = try String(contentsOfFile: "\(prefix)/lib/systemd/user/vault-agent.service", encoding: .utf8)
+        #expect(service.contains("\nExecStart=\(prefix)/bin/vault agent\n") && service.contains("\nType=notify\n"), "\(service)")
     }
 
     @Test(
@@ -87,6 +90,7 @@ struct PackagingTests {
             "usr/share/man/man1/vault.1.gz", "usr/share/man/man1/git-credential-vault.1.gz", "usr/share/man/man1/vault-auth.1.gz",
             "usr/share/bash-completion/completions/vault", "usr/share/zsh/vendor-completions/_vault",
             "usr/share/fish/vendor_completions.d/vault.fish", "usr/share/doc/vault/copyright", "usr/share/doc/vault/changelog.Debian.gz",
+            "usr/lib/systemd/user/vault-agent.service", "usr/lib/systemd/user/vault-agent.socket",
         ].map { "\(root)/\($0)" }
         try await Self.checkTree(bin: "\(root)/usr/bin", files: files, manual: "\(root)/usr/share/man/man1/vault.1.gz") { path in
             try await ChildProcess.runAsync("/bin/gzip", ["-dc", path]).out
@@ -94,5 +98,7 @@ struct PackagingTests {
         let copyright = try String(contentsOfFile: "\(root)/usr/share/doc/vault/copyright", encoding: .utf8)
         #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"))
         #expect(copyright.contains("License: MIT"))
+        let service = try String(contentsOfFile: "\(root)/usr/lib/systemd/user/vault-agent.service", encoding: .utf8)
+        #expect(service.contains("\nExecStart=/usr/bin/vault agent\n"), "\(service)")
     }
 }

@@ -30,6 +30,9 @@ package struct StoreConfiguration: Sendable {
     package var etcdKey: String?
     package var etcdUser: String?
     package var etcdPasswordFile: String?
+    /// Open with a key from the key cache only: no passphrase file, variable or credential,
+    /// no terminal prompt, no keyring prompt (the agent after `vault lock`).
+    package var keyCacheOnly = false
     /// The variables read: the process environment (a test gives its own). Never written
     /// back: options and variables become typed configuration instead.
     package var variables: [String: String]
@@ -85,11 +88,14 @@ package struct StoreConfiguration: Sendable {
     /// the passphrase sources with the terminal prompt, the keyring prompt policy.
     package func context() -> BackendContext {
         let locations = locations
-        let passphrase = PassphraseSource.standard(
-            given: StoreVariables.givenPassphrases(file: passphraseFile, variables, locations: locations), prompter: TerminalPrompter())
+        let passphrase =
+            keyCacheOnly
+            ? PassphraseSource.standard(given: [])
+            : PassphraseSource.standard(
+                given: StoreVariables.givenPassphrases(file: passphraseFile, variables, locations: locations), prompter: TerminalPrompter())
         return BackendContext(
             locations: locations, file: fileConfiguration, passphrase: passphrase, kdf: StoreVariables.newFileKDF(variables),
-            prompts: promptPolicy)
+            prompts: keyCacheOnly ? .never(because: "the agent holds no key after vault lock") : promptPolicy)
     }
 
     /// ``context()`` with the key cache (`VAULT_KEY_CACHE_TTL`, `--no-key-cache`; read-only

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Logging
+import VaultAgentProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `vault agent`'s life in the foreground: listen, start the agent, tell systemd
+/// (``SystemdNotifier``), serve until SIGTERM or SIGINT, then stop cleanly.
+public enum AgentDaemon {
+    /// How often the `STATUS=` line is brought up to date.
+    static let statusInterval: Duration = .seconds(5)
+
+    /// Runs `agent` behind `server` until SIGTERM or SIGINT; then stops accepting, lets
+    /// answers under way finish (bounded), stops the agent, removes `ownSocket` (the socket
+    /// file this process bound, never an activated one) and returns: the process exits 0.
+    /// `READY=1` is sent once the agent has started; `WATCHDOG=1` at the notifier's interval.
+    /// Returns true when a signal stopped it, false when the listening socket failed (then
+    /// it stops the same way).
+    @discardableResult
+    public static func run(
+        agent: Agent, server: AgentSocketServer, notifier: SystemdNotifier, ownSocket: String?, logger: Logger
+    ) async -> Bool {
+        let signals = StopSignals()
+        let serving = Task { await server.run() }
+        let watchdog = Task {
+            guard let interval = notifier.watchdogInterval else { return }
+            while !Task.isCancelled {
+                notifier.watchdog()
+                try? await Task.sleep(for: interval)
+            }
+        }
+        let place = ownSocket ?? "the socket systemd passed"
+        let starting = Task {
+            await agent.start()
+            guard !Task.isCancelled else { return }
+            var status = "serving at \(place)"
+            notifier.ready(status: status)
+            logger.info("serving at \(place)")
+            // STATUS= kept current: the connections open, when that changes.
+            guard notifier.socketPath != nil else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: statusInterval)
+                let open = server.openConnections
+                let now = "serving at \(place); \(open) connection\(open == 1 ? "" : "s") open"
+                if now != status, !Task.isCancelled {
+                    notifier.status(now)
+                    status = now
+                }
+            }
+        }
+        let stop = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask { await signals.next() }
+            group.addTask {
+                await serving.value
+                return nil
+            }
+            let first = await group.next() ?? nil
+            if let number = first {
+                logger.info("\(StopSignals.name(number)): stopping")
+            } else {
+                logger.error("the listening socket closed: stopping")
+            }
+            notifier.stopping(status: "stopping")
+            // No new connection; the wait on the server ends once those open are done.
+            server.stop()
+            group.cancelAll()
+            return first
+        }
+        starting.cancel()
+        await serving.value
+        await agent.stop()
+        watchdog.cancel()
+        if let ownSocket { unlink(ownSocket) }
+        logger.info("stopped")
+        return stop != nil
+    }
+}

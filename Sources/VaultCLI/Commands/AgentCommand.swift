@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import ArgumentParser
+import Logging
+import VaultAgent
+import VaultAgentProtocol
+import VaultAuth
+import VaultStore
+import VaultStoreCLI
+
+struct AgentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Keep accounts logged in and serve their tokens over a socket (runs in the foreground).",
+        usage: "vault agent [--account <server> <account>]... [--keep-alive <duration>] [--token-file <path>=<account>@<server>]... [<options>]",
+        discussion: """
+            The agent refreshes every logged-in account (or those named with --account) ahead \
+            of its access token's expiry and before its refresh token's idle window ends, and \
+            answers vault token, request, exec and load over a Unix socket that only this user \
+            may use: $VAULT_AGENT_SOCKET, else $XDG_RUNTIME_DIR/vault/agent.sock (directory \
+            0700, socket 0600; /tmp/vault-agent-UID/agent.sock without XDG_RUNTIME_DIR). \
+            Under systemd (vault-agent.service, vault-agent.socket) it takes the socket \
+            systemd passes and reports readiness and its watchdog. SIGTERM or SIGINT stops it \
+            cleanly. Exit 4 when the socket cannot be used (another agent runs there, an \
+            unsafe directory); --check exits 0 when an agent answers, else 4.
+            """)
+
+    @Option(
+        name: .customLong("account"), parsing: .upToNextOption,
+        help: ArgumentHelp("Keep only this account (repeatable); left out, every account logged in.", valueName: "server account"))
+    var accountValues: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "The refresh token's idle window when the provider does not send refresh_expires_in: 90s, 30m, 2h, 1d or seconds.",
+            valueName: "duration"))
+    var keepAlive: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep a file (0600, replaced atomically) holding the account's current access token (repeatable).",
+            valueName: "path=account@server"))
+    var tokenFile: [String] = []
+
+    @Flag(help: "Only ask whether an agent answers on the socket: print its version and exit 0, else exit 4.")
+    var check = false
+
+    @OptionGroup var store: StoreOptions
+
+    mutating func validate() throws {
+        _ = try AgentArguments.accounts(accountValues)
+        if let keepAlive { _ = try AgentArguments.keepAlive(keepAlive) }
+        for binding in tokenFile { _ = try AgentArguments.tokenFile(binding) }
+    }
+
+    func run() async throws {
+        let variables = store.variables
+        if check { return try Self.check(AgentVariables.listenPath(variables)) }
+        let activated: Int32?
+        do throws(AgentSocketError) {
+            activated = try SocketActivation.take()
+        } catch {
+            Terminal.note(error.description)
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        let notifier = SystemdNotifier.take()
+        var logger = Logger(label: "vault.agent")
+        logger.logLevel = store.verbose ? .info : .warning
+        let listener: AgentSocketServer.Listener
+        var ownSocket: String?
+        if let activated {
+            listener = .activated(descriptor: activated)
+        } else {
+            let path = AgentVariables.listenPath(variables)
+            do throws(AgentSocketError) {
+                try AgentSocketPlace.prepare(path)
+            } catch {
+                Terminal.note(error.description)
+                throw ExitCode(ExitStatus.unavailable)
+            }
+            listener = .path(path)
+            ownSocket = path
+        }
+        let transport = AsyncHTTPTransport(connectTimeout: .seconds(AuthOptions.defaultRequestTimeout))
+        let failure: ExitCode?
+        do {
+            let agent = Agent(configuration: try makeConfiguration(transport: transport, logger: logger))
+            let server = try await AgentSocketServer.bind(listener, serving: agent, logger: logger)
+            let signalled = await AgentDaemon.run(agent: agent, server: server, notifier: notifier, ownSocket: ownSocket, logger: logger)
+            failure = signalled ? nil : ExitCode(ExitStatus.unavailable)
+        } catch let error as AgentSocketError {
+            Terminal.note(error.description)
+            failure = ExitCode(ExitStatus.unavailable)
+        } catch let error as ExitCode {
+            failure = error
+        }
+        // The HTTP client must be shut down before it goes (AsyncHTTPClient's rule).
+        await transport.shutdown(waitingAtMost: .seconds(2))
+        if let failure { throw failure }
+    }
+
+    /// `--check`: the agent's version line and exit 0, or one line and exit 4.
+    static func check(_ path: String) throws {
+        switch AgentClient.ask(.ping, socketPath: path, timeout: .seconds(5)) {
+        case .success(.done(let fields)) where fields.count == 1:
+            Terminal.print(TextEscaping.escaped(String(decoding: fields[0], as: UTF8.self)))
+        case .success(.done):
+            Terminal.note("the agent at \(path) answered the ping malformed")
+            throw ExitCode(ExitStatus.unavailable)
+        case .success(.declined(let reason)):
+            Terminal.note("the agent at \(path) declined the ping: \(reason)")
+            throw ExitCode(ExitStatus.unavailable)
+        case .failure(let failure):
+            Terminal.note("no agent answers at \(path): \(failure)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+
+    /// What the agent runs with: the store the options select, sign-in settings as the
+    /// commands' (`AuthOptions.withSession`), the accounts, keep-alive and token files.
+    func makeConfiguration(transport: AsyncHTTPTransport, logger: Logger) throws(ExitCode) -> AgentConfiguration {
+        let options = store.configuration
+        var keyCacheOnly = options
+        keyCacheOnly.keyCacheOnly = true
+        let afterLock = keyCacheOnly
+        let requestTimeout = Duration.seconds(AuthOptions.defaultRequestTimeout)
+        var requester = Requester.Configuration(requestTimeout: requestTimeout)
+        let coolDown: Double
+        do throws(VaultError) {
+            requester.lock = try LockDirectorySettings.placement(for: options.decision().kind, options.variables)
+            coolDown = try ReauthenticationSettings.coolDown(options.variables)
+        } catch {
+            Terminal.note(error.worded)
+            throw ExitCode(ExitStatus.of(error))
+        }
+        let accounts: [KeptAccount]
+        let keepAlive: Duration?
+        let tokenFiles: [TokenFileBinding]
+        do throws(ValidationError) {
+            // Checked by validate() already.
+            accounts = try AgentArguments.accounts(accountValues)
+            keepAlive = try self.keepAlive.map(AgentArguments.keepAlive)
+            tokenFiles = try tokenFile.map(AgentArguments.tokenFile)
+        } catch {
+            Terminal.note(error.message)
+            throw ExitCode(ExitStatus.usage)
+        }
+        return AgentConfiguration(
+            storeKey: options.agentStoreKey,
+            openStore: { (afterLockKeys: Bool) throws(VaultError) -> any SecureStore in
+                try (afterLockKeys ? afterLock : options).openStore()
+            },
+            requester: requester, reauthentication: .init(coolDown: coolDown),
+            transport: transport,
+            accounts: accounts.isEmpty ? nil : accounts, keepAlive: keepAlive, tokenFiles: tokenFiles, logger: logger)
+    }
+}

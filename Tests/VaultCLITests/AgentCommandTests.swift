@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// `vault agent` as a process: its socket and directory, a second agent, `--check`, bad
+/// flags, SIGTERM, socket activation and `sd_notify`, another uid.
+@Suite("vault agent, the process") struct AgentCommandTests {
+    /// A private directory for one test, with the agent's socket path inside (in a
+    /// subdirectory the agent makes) and an environment naming it.
+    struct Place {
+        let directory: String
+        var socketDirectory: String { directory + "/run" }
+        var socket: String { socketDirectory + "/agent.sock" }
+        var environment: [String: String] {
+            var environment = VaultProcess.fileBackendEnvironment(home: directory, file: directory + "/vault.db", passphrase: "agent-test-passphrase")
+            environment["VAULT_AGENT_SOCKET"] = socket
+            return environment
+        }
+    }
+
+    static func withPlace<T>(_ body: (Place) async throws -> T) async throws -> T {
+        try await withTemporaryDirectory("vault-agent-cli") { directory in try await body(Place(directory: directory)) }
+    }
+
+    /// Starts `vault agent -v ARGS` (stderr into the output) and waits until it serves.
+    static func startAgent(_ place: Place, _ arguments: [String] = [], environment: [String: String]? = nil) async throws -> ChildProcess {
+        let agent = try ChildProcess(
+            VaultProcess.vaultPath, ["agent", "-v"] + arguments, environment: environment ?? place.environment, stderr: .intoStdout)
+        let ready = try await agent.waitForOutput(timeout: 60) { $0.contains("serving at") }
+        if ready == nil {
+            agent.kill()
+            Issue.record("the agent did not start: \(agent.output)")
+            throw CancellationError()
+        }
+        return agent
+    }
+
+    /// `vault agent --check` with `environment`.
+    static func check(_ environment: [String: String]) async throws -> ProcessResult {
+        try await VaultProcess.vaultAsync(["agent", "--check"], environment: environment, timeout: 30)
+    }
+
+    @Test("the agent makes its directory 0700 and socket 0600, answers --check, refuses a second agent, stops on SIGTERM")
+    func lifecycle() async throws {
+        try await Self.withPlace { place in
+            let absent = try await Self.check(place.environment)
+            #expect(absent.status == 4 && absent.out.isEmpty, "\(absent.err)")
+            #expect(
+                absent.err.hasPrefix("vault: no agent answers at \(place.socket)") && absent.err.split(separator: "\n").count == 1, "\(absent.err)")
+
+            let agent = try await Self.startAgent(place)
+            defer { agent.kill() }
+            var status = stat()
+            #expect(lstat(place.socketDirectory, &status) == 0 && status.st_mode & 0o777 == 0o700)
+            #expect(lstat(place.socket, &status) == 0 && status.st_mode & 0o777 == 0o600 && status.st_mode & S_IFMT == S_IFSOCK)
+
+            let answered = try await Self.check(place.environment)
+            #expect(answered.status == 0 && answered.out.hasPrefix("vault-agent ") && answered.out.hasSuffix("\n"), "\(answered.out) \(answered.err)")
+
+            let second = try await VaultProcess.vaultAsync(["agent"], environment: place.environment, timeout: 30)
+            #expect(second.status == 4, "\(second.err)")
+            #expect(second.err == "vault: an agent already runs at \(place.socket)\n", "\(second.err)")
+
+            agent.terminate()
+            let result = try await agent.finishAsync(timeout: 30)
+            #expect(result.status == 0 && !result.signalled, "\(agent.output)")
+            #expect(access(place.socket, F_OK) != 0, "the socket is removed")
+            #expect(try await Self.check(place.environment).status == 4)
+        }
+    }
+
+    @Test("a stale socket (the agent was killed) is replaced; SIGINT stops the agent too")
+    func staleSocketIsReplaced() async throws {
+        try await Self.withPlace { place in
+            let first = try await Self.startAgent(place)
+            first.kill()
+            _ = try await first.finishAsync(timeout: 30)
+            #expect(access(place.socket, F_OK) == 0, "SIGKILL leaves the socket")
+            let second = try await Self.startAgent(place)
+            defer { second.kill() }
+            #expect(try await Self.check(place.environment).status == 0)
+            kill(ChildProcess.descendants(of: second.process.processIdentifier).first ?? second.process.processIdentifier, SIGINT)
+            let result = try await second.finishAsync(timeout: 30)
+            #expect(result.status == 0, "\(second.output)")
+        }
+    }
+
+    @Test("an unsafe socket directory, a path too long or a file in the way: exit 4, one line naming the path")
+    func unsafePlacesAreRefused() async throws {
+        try await Self.withPlace { place in
+            mkdir(place.socketDirectory, 0o755)
+            chmod(place.socketDirectory, 0o755)
+            let open = try await VaultProcess.vaultAsync(["agent"], environment: place.environment, timeout: 30)
+            #expect(open.status == 4 && open.err.contains(place.socketDirectory) && open.err.contains("755"), "\(open.err)")
+            #expect(open.err.split(separator: "\n").count == 1)
+
+            chmod(place.socketDirectory, 0o700)
+            #expect(FileManager.default.createFile(atPath: place.socket, contents: Data("x".utf8)))
+            let file = try await VaultProcess.vaultAsync(["agent"], environment: place.environment, timeout: 30)
+            #expect(file.status == 4 && file.err == "vault: \(place.socket) cannot be used: it is not a socket\n", "\(file.err)")
+            #expect(FileManager.default.fileExists(atPath: place.socket), "a file that is not a socket is left alone")
+
+            var long = place.environment
+            long["VAULT_AGENT_SOCKET"] = place.directory + "/" + String(repeating: "s", count: 120)
+            let tooLong = try await VaultProcess.vaultAsync(["agent"], environment: long, timeout: 30)
+            #expect(tooLong.status == 4 && tooLong.err.contains("longer than 107"), "\(tooLong.err)")
+        }
+    }
+
+    @Test(
+        "bad flags: exit 2 with one line",
+        arguments: [
+            ["--account", "https://auth.example.com"],
+            ["--account", "https://a.example.com", "ann", "--account", "https://b.example.com"],
+            ["--account", "ftp://auth.example.com", "ann"],
+            ["--keep-alive", "5x"], ["--keep-alive", "0"], ["--keep-alive", "-5m"], ["--keep-alive", "367d"], ["--keep-alive", ""],
+            ["--token-file", "relative.token=ann@https://auth.example.com"], ["--token-file", "/t/token"],
+            ["--token-file", "/t/token=ann"], ["--token-file", "/t/token=@https://auth.example.com"], ["--token-file", "/t/token=ann@"],
+            ["--frobnicate"],
+        ])
+    func badFlags(_ arguments: [String]) async throws {
+        try await Self.withPlace { place in
+            let result = try await VaultProcess.vaultAsync(["agent"] + arguments, environment: place.environment, timeout: 30)
+            #expect(result.status == 2, "\(arguments): \(result.err)")
+            #expect(result.err.split(separator: "\n").count == 1 && result.err.hasPrefix("vault: "), "\(arguments): \(result.err)")
+            #expect(access(place.socket, F_OK) != 0, "nothing listens")
+        }
+    }
+
+    @Test("good flags are taken: --account twice, --keep-alive forms, --token-file with @ and = in the names")
+    func goodFlags() async throws {
+        try await Self.withPlace { place in
+            let agent = try await Self.startAgent(
+                place,
+                [
+                    "--account", "https://a.example.com", "ann", "--account", "https://b.example.com", "bob", "--keep-alive", "90m",
+                    "--token-file", place.directory + "/a=b.token=ann@corp@https://a.example.com",
+                ])
+            defer { agent.kill() }
+            #expect(try await Self.check(place.environment).status == 0)
+            agent.terminate()
+            #expect(try await agent.finishAsync(timeout: 30).status == 0, "\(agent.output)")
+        }
+    }
+
+    @Test("socket activation: systemd-socket-activate's socket is served and left in place")
+    func socketActivation() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"))
+        try await Self.withPlace { place in
+            mkdir(place.socketDirectory, 0o700)
+            let activator = try ChildProcess(
+                "/usr/bin/systemd-socket-activate", ["-l", place.socket, VaultProcess.vaultPath, "agent", "-v"], environment: place.environment,
+                stderr: .intoStdout)
+            defer { activator.kill() }
+            for _ in 0..<500 where access(place.socket, F_OK) != 0 { try await Task.sleep(for: .milliseconds(10)) }
+            // The first connection starts the agent, which answers it.
+            let answered = try await Self.check(place.environment)
+            #expect(
+                answered.status == 0 && answered.out.hasPrefix("vault-agent ") && answered.out.hasSuffix("\n"), "\(answered.err) \(activator.output)")
+            #expect(
+                try await activator.waitForOutput(timeout: 30) { $0.contains("serving at the socket systemd passed") } != nil, "\(activator.output)")
+            activator.terminate()
+            let result = try await activator.finishAsync(timeout: 30)
+            #expect(result.status == 0, "\(activator.output)")
+            #expect(access(place.socket, F_OK) == 0, "an activated socket is systemd's: left in place")
+        }
+    }
+
+    @Test("sd_notify: READY=1 and STATUS= once listening, WATCHDOG=1 at half WATCHDOG_USEC, STOPPING=1 on SIGTERM")
+    func systemdNotify() async throws {
+        try await Self.withPlace { place in
+            let listener = try NotifyListener(path: place.directory + "/notify")
+            defer { listener.close() }
+            var environment = place.environment
+            environment["NOTIFY_SOCKET"] = listener.path
+            environment["WATCHDOG_USEC"] = "400000"
+            let agent = try await Self.startAgent(place, environment: environment)
+            defer { agent.kill() }
+            let ready = await listener.wait(timeout: 30) { messages in
+                messages.contains { $0.contains("READY=1") } && messages.filter { $0 == "WATCHDOG=1" }.count >= 3
+            }
+            #expect(ready.contains { $0.hasPrefix("READY=1\nSTATUS=serving at \(place.socket)") }, "\(ready)")
+            #expect(ready.filter { $0 == "WATCHDOG=1" }.count >= 3, "\(ready)")
+            // Clients that never finish a request (each closed at the 5 s deadline): the
+            // STATUS= line comes to count them.
+            var clients: [Int32] = []
+            defer { for client in clients { close(client) } }
+            var updated: [String] = []
+            for _ in 0..<40 {
+                if let client = NotifyListener.connect(place.socket) { clients.append(client) }
+                updated = await listener.wait(timeout: 0.5) { $0.contains { $0.hasPrefix("STATUS=") && $0.contains("open") } }
+                if updated.contains(where: { $0.hasPrefix("STATUS=") && $0.contains("open") }) { break }
+            }
+            #expect(updated.contains { $0.hasPrefix("STATUS=serving at \(place.socket); ") && $0.hasSuffix(" open") }, "\(updated)")
+            agent.terminate()
+            #expect(try await agent.finishAsync(timeout: 30).status == 0)
+            let all = await listener.wait(timeout: 10) { $0.contains { $0.hasPrefix("STOPPING=1") } }
+            #expect(all.contains { $0.hasPrefix("STOPPING=1") }, "\(all)")
+        }
+    }
+
+    @Test("sd_notify to an abstract socket (@name); no watchdog for another WATCHDOG_PID")
+    func systemdNotifyAbstract() async throws {
+        try await Self.withPlace { place in
+            let name = "@vault-agent-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let listener = try NotifyListener(path: name)
+            defer { listener.close() }
+            var environment = place.environment
+            environment["NOTIFY_SOCKET"] = name
+            environment["WATCHDOG_USEC"] = "200000"
+            environment["WATCHDOG_PID"] = "1"
+            let agent = try await Self.startAgent(place, environment: environment)
+            defer { agent.kill() }
+            let ready = await listener.wait(timeout: 30) { $0.contains { $0.contains("READY=1") } }
+            #expect(ready.contains { $0.contains("READY=1") }, "\(ready)")
+            try await Task.sleep(for: .milliseconds(600))
+            let later = await listener.wait(timeout: 0.2) { _ in false }
+            #expect(!later.contains("WATCHDOG=1"), "the watchdog is another process's: \(later)")
+            agent.terminate()
+            #expect(try await agent.finishAsync(timeout: 30).status == 0)
+        }
+    }
+
+    @Test("another uid: the client refuses the agent, the agent refuses the client, logged once")
+    func otherUID() async throws {
+        try #require(getuid() == 0, "needs root to run a client as uid 65534")
+        try await Self.withPlace { place in
+            let agent = try await Self.startAgent(place)
+            defer { agent.kill() }
+            // The test's own opening: the agent's directory is 0700 and its socket 0600.
+            chmod(place.directory, 0o711)
+            chmod(place.socketDirectory, 0o711)
+            chmod(place.socket, 0o666)
+            var environment = place.environment
+            environment["HOME"] = "/nonexistent"
+            for _ in 0..<2 {
+                let check = try await ChildProcess.runAsync(
+                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", VaultProcess.vaultPath, "agent", "--check"],
+                    environment: environment, timeout: 30)
+                #expect(check.status == 4 && check.err.contains("runs as uid 0, not as this user"), "\(check.err)")
+            }
+            #expect(try await Self.check(place.environment).status == 0)
+            agent.terminate()
+            _ = try await agent.finishAsync(timeout: 30)
+            let refusals = agent.output.split(separator: "\n").filter { $0.contains("refused a connection from uid 65534") }
+            #expect(refusals.count == 1, "\(agent.output)")
+        }
+    }
+
+    @Test("the systemd user units install with the prefix and pass systemd-analyze verify")
+    func systemdUnits() async throws {
+        try await withTemporaryDirectory("vault-units") { directory in
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            let installed = try await ChildProcess.runAsync(
+                root + "/Scripts/install-units", [directory + "/prefix", "/opt/vault"], environment: ["PATH": "/usr/bin:/bin"])
+            #expect(installed.status == 0, "\(installed.err)")
+            let units = directory + "/prefix/lib/systemd/user"
+            let service = try String(contentsOfFile: units + "/vault-agent.service", encoding: .utf8)
+            #expect(service.contains("\nExecStart=/opt/vault/bin/vault agent\n") && service.contains("\nType=notify\n"))
+            let socket = try String(contentsOfFile: units + "/vault-agent.socket", encoding: .utf8)
+            #expect(socket.contains("\nListenStream=%t/vault/agent.sock\n") && socket.contains("\nSocketMode=0600\n"))
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else { return }
+            // verify wants the ExecStart binary to exist and a runtime directory.
+            let bin = directory + "/prefix/bin"
+            try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: "/bin/true", toPath: bin + "/vault")
+            let local = try await ChildProcess.runAsync(
+                root + "/Scripts/install-units", [directory + "/prefix"], environment: ["PATH": "/usr/bin:/bin"])
+            #expect(local.status == 0, "\(local.err)")
+            try FileManager.default.createDirectory(atPath: directory + "/run", withIntermediateDirectories: true)
+            let verified = try await ChildProcess.runAsync(
+                "/usr/bin/systemd-analyze", ["--user", "--man=no", "verify", units + "/vault-agent.service", units + "/vault-agent.socket"],
+                environment: ["PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": directory + "/run"])
+            #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+        }
+    }
+}
+
+/// A `NOTIFY_SOCKET` of the test's own: a Unix datagram socket at a path or, with a
+/// leading `@`, in the abstract namespace, collecting what the agent sends.
+final class NotifyListener: @unchecked Sendable {
+    let path: String
+    private let descriptor: Int32
+    private var messages: [String] = []
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        guard descriptor >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads datagrams until `condition` holds of all received so far, or `timeout` seconds pass.
+    func wait(timeout: Double, until condition: @escaping @Sendable ([String]) -> Bool) async -> [String] {
+        await Task.detached { [self] in
+            let deadline = Date().addingTimeInterval(timeout)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !condition(messages) && Date() < deadline {
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                if count > 0 { messages.append(String(decoding: buffer[0..<count], as: UTF8.self)) }
+            }
+            return messages
+        }.value
+    }
+
+    func close() { Foundation.close(descriptor) }
+
+    /// A client connected to the Unix stream socket at `path` that sends nothing, or nil.
+    static func connect(_ path: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            Foundation.close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+}
