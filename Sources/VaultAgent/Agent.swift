@@ -83,14 +83,17 @@ public actor Agent: AgentServing {
         await vault.openInitially()
         await rescan()
         let interval = (tuning.rescanInterval, tuning.lockedPoll)
+        let leased = configuration.keyLease != nil
         tickTask = Task { [weak self] in
+            var lastScan = ContinuousClock.now
             while !Task.isCancelled {
                 guard let self else { return }
-                await self.ticker.wait(for: self.vault.isLocked ? interval.1 : interval.0)
+                await self.ticker.wait(for: self.vault.isLocked || leased ? interval.1 : interval.0)
                 if Task.isCancelled { return }
                 if self.vault.isLocked {
                     _ = await self.unlockedStore()
-                } else {
+                } else if await self.unlockedStore() != nil, !leased || ContinuousClock.now - lastScan >= interval.0 {
+                    lastScan = ContinuousClock.now
                     await self.rescan()
                 }
             }
@@ -185,7 +188,12 @@ public actor Agent: AgentServing {
     /// The store, opened again from the key cache when the vault is locked; the keepers are
     /// woken when it opens.
     private nonisolated func unlockedStore() async -> (store: any SecureStore, generation: Int)? {
-        if let current = vault.current() { return current }
+        if let current = vault.current() {
+            guard let lease = configuration.keyLease, !lease(current.store) else { return current }
+            _ = lock()
+            configuration.logger.notice("the key cache no longer holds the vault's key (its time ran out, or vault lock): locked")
+            return nil
+        }
         guard let opened = await vault.availableStore() else { return nil }
         configuration.logger.notice("unlocked again: the key cache opened the store")
         for keeper in keepers.withLock({ Array($0.values) }) { keeper.wake() }

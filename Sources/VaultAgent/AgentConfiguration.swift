@@ -39,6 +39,11 @@ public struct AgentConfiguration: Sendable {
     /// then only a key another command put in the key cache (`vault unlock`) may open it,
     /// never a passphrase source the agent was started with.
     public var openStore: @Sendable (_ afterLock: Bool) throws(VaultError) -> any SecureStore
+    /// Whether the store's key may still be held (checked before each use of the store and
+    /// every ``Agent/Tuning/lockedPoll``): false locks the agent as `vault lock` does. Nil:
+    /// the key is held until `vault lock` (an agent given its passphrase). An agent that
+    /// took its key from the key cache holds it no longer than the cache does.
+    public var keyLease: (@Sendable (any SecureStore) -> Bool)?
     /// Leeway, timeouts and lock placement of every account's token source.
     public var requester: Requester.Configuration
     /// The silent re-login policy (nil: a dead refresh token needs `vault login`).
@@ -59,8 +64,9 @@ public struct AgentConfiguration: Sendable {
         storeKey: String, openStore: @escaping @Sendable (_ afterLock: Bool) throws(VaultError) -> any SecureStore,
         requester: Requester.Configuration, reauthentication: SilentReauthenticator.Policy?, transport: any HTTPTransport,
         accounts: [KeptAccount]? = nil, keepAlive: Duration? = nil, tokenFiles: [TokenFileBinding] = [],
-        logger: Logger = Logger(label: "vault.agent")
+        logger: Logger = Logger(label: "vault.agent"), keyLease: (@Sendable (any SecureStore) -> Bool)? = nil
     ) {
+        self.keyLease = keyLease
         self.storeKey = storeKey
         self.openStore = openStore
         self.requester = requester

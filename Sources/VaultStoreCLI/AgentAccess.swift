@@ -54,7 +54,7 @@ package struct AgentAccess: Sendable {
     }
 
     /// True when a passphrase source is given (its systemd credential only when the file is there).
-    static func passphraseGiven(_ configuration: StoreConfiguration) -> Bool {
+    package static func passphraseGiven(_ configuration: StoreConfiguration) -> Bool {
         let given = StoreVariables.givenPassphrases(
             file: configuration.passphraseFile, configuration.variables, locations: configuration.locations)
         return given.contains { source in
@@ -79,7 +79,7 @@ package struct AgentAccess: Sendable {
     }
 
     /// True when `path` names a socket (`stat`, nothing more).
-    static func isSocket(_ path: String) -> Bool {
+    package static func isSocket(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFSOCK)
     }
@@ -105,8 +105,9 @@ package struct AgentAccess: Sendable {
 
     /// The access token the agent answers to `request` (a `token` request), or nil (with
     /// `-v`, why): the first field of a `done` answer, which must not be empty.
-    package func token(_ request: AgentRequest) -> [UInt8]? {
-        guard let fields = ask(request, timeout: Self.servingTimeout) else { return nil }
+    /// `timeout` bounds the wait (default ``servingTimeout``; a command's `--timeout` may shorten it).
+    package func token(_ request: AgentRequest, timeout: Duration = AgentAccess.servingTimeout) -> [UInt8]? {
+        guard let fields = ask(request, timeout: timeout) else { return nil }
         guard let token = fields.first, !token.isEmpty else {
             fellBack(AgentClientError.malformed.description)
             return nil

@@ -107,6 +107,16 @@ import VaultTestSupport
             long["VAULT_AGENT_SOCKET"] = place.directory + "/" + String(repeating: "s", count: 120)
             let tooLong = try await VaultProcess.vaultAsync(["agent"], environment: long, timeout: 30)
             #expect(tooLong.status == 4 && tooLong.err.contains("longer than 107"), "\(tooLong.err)")
+
+            // A token file in a directory others may write (no sticky bit): they could replace it.
+            unlink(place.socket)
+            let shared = place.directory + "/shared"
+            mkdir(shared, 0o777)
+            chmod(shared, 0o777)
+            let token = try await VaultProcess.vaultAsync(
+                ["agent", "--token-file", shared + "/api.token=ann@https://auth.example.com"], environment: place.environment, timeout: 30)
+            #expect(token.status == 4 && token.err.contains(shared + "/api.token") && token.err.contains("others can write"), "\(token.err)")
+            #expect(token.err.split(separator: "\n").count == 1 && !FileManager.default.fileExists(atPath: shared + "/api.token"))
         }
     }
 

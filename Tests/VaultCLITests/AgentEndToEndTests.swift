@@ -83,8 +83,11 @@ import VaultTestSupport
             try await setup.login("bob")
             let agent = try await setup.startAgent(["--account", setup.url, "alice"])
             defer { agent.kill() }
+            // Counted once the agent serves: on a busy machine its first refresh may come
+            // after alice's first idle window, and then its first act is the silent re-login.
+            let first = try await setup.vault(["token", setup.url, "alice"])
+            #expect(first.status == 0, "\(first.err)")
             let loginsBefore = setup.server.stats.logins
-            #expect(loginsBefore == 2)
             // Nobody calls for more than two idle windows.
             try await Task.sleep(for: .seconds(15))
             let kept = try await setup.vault(["token", "-v", setup.url, "alice"])
@@ -100,17 +103,24 @@ import VaultTestSupport
 
     @Test("SIGKILL of the agent loses nothing: the rotated tokens were stored before they were served")
     func killedAgentLosesNothing() async throws {
-        try await Self.with(accessTTL: 2) { setup in
+        // Access tokens of 12 s: the agent refreshes at about 9 s, and is killed just after
+        // (a kill in the middle of a refresh, between the server's answer and the store's
+        // write, loses that rotation: docs/agent.md says so; that is not this test).
+        try await Self.with(accessTTL: 12) { setup in
             try await setup.login("alice")
             let agent = try await setup.startAgent(["--account", setup.url, "alice"])
-            let served = try await setup.vault(["token", setup.url, "alice"])
-            #expect(served.status == 0, "\(served.err)")
-            let refreshed = await Self.eventually(30) { setup.server.stats.refreshes >= 2 }
+            let refreshed = await Self.eventually(40) { setup.server.stats.refreshes >= 1 }
             #expect(refreshed, "the agent did not refresh ahead: \(agent.output)")
+            try await Task.sleep(for: .milliseconds(500))
+            let served = try await setup.vault(["token", "-v", setup.url, "alice"])
+            #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)")
             agent.kill()
             _ = try await agent.finishAsync(timeout: 30)
             let after = try await setup.vault(["token", "-v", setup.url, "alice"], extra: ["VAULT_AGENT": "off"])
             #expect(after.status == 0 && !after.out.isEmpty, "\(after.err)")
+            if after.err.contains("used the stored access token") {
+                #expect(after.out == served.out, "the token the agent served was not the stored one")
+            }
             #expect(setup.server.stats.logins == 1, "a new login was needed: a rotated refresh token was lost")
             #expect(setup.server.stats.failedRefreshes == 0)
         }
@@ -209,7 +219,46 @@ import VaultTestSupport
             }
             let back = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
             #expect(back.status == 0 && back.err.contains("agent: served the token"), "\(back.err)")
+            // VAULT_AGENT=off keeps commands from asking the agent, not a lock from reaching it.
+            let offLock = try await setup.vault(["lock"], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
+            #expect(offLock.status == 0 && (offLock.out + offLock.err).contains("the agent dropped its keys too"), "\(offLock.err)")
+            let lockedAgain = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+            #expect(lockedAgain.status != 0 && lockedAgain.err.contains("agent: the vault is locked"), "\(lockedAgain.err)")
+        }
+    }
+
+    @Test("an agent not given its passphrase holds the vault's key no longer than the key cache does")
+    func keyFollowsTheCache() async throws {
+        try await Self.with(accessTTL: 60) { setup in
+            let passphrase = "agent lease passphrase 51af"
+            var file = setup.environment
+            file["VAULT_BACKEND"] = "file"
+            file["VAULT_FILE"] = setup.directory + "/vault.db"
+            file["VAULT_KEY_CACHE_TTL"] = "60"
+            let given = ["VAULT_PASSPHRASE": passphrase]
+            let login = try await setup.vault(["login", setup.url, "alice"], stdin: Self.password, extra: file.merging(given) { $1 })
+            #expect(login.status == 0, "\(login.err)")
             _ = try await setup.vault(["lock"], extra: file)
+            let unlock = try await setup.vault(["unlock", "--ttl", "4"], extra: file.merging(given) { $1 })
+            #expect(unlock.status == 0, "\(unlock.err)")
+            let cacheWorks = try await setup.vault(["token", setup.url, "alice"], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
+            guard cacheWorks.status == 0 else {
+                print("the kernel key cache is unavailable here; nothing to follow (\(cacheWorks.err))")
+                return
+            }
+            // The agent takes the key from the cache: no passphrase in its environment.
+            let agent = try await setup.startAgent([], extra: file)
+            defer { agent.kill() }
+            let served = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+            #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)\n\(agent.output)")
+            // The cache's 4 s run out: the agent locks itself, and commands work as without it.
+            let lapsed = await Self.eventually(30) {
+                let result = try? await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+                return result.map { $0.status != 0 && $0.err.contains("agent: the vault is locked") } ?? false
+            }
+            #expect(lapsed, "the agent still serves after the key cache dropped the key: \(agent.output)")
+            let load = try await setup.vault(["load", "-v", setup.url, "alice"], extra: file)
+            #expect(load.status != 0 && !load.out.contains(Self.password), "\(load.err)")
         }
     }
 }

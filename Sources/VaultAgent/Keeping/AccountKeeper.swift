@@ -264,7 +264,7 @@ final class AccountKeeper: Sendable {
             state.lastRefreshAt = dates.obtainedAt
             state.lastError = nil
         }
-        if refreshedAhead { logger.debug("\(account): refreshed ahead; next refresh at \(planned)") }
+        if refreshedAhead { logger.info("\(account): refreshed ahead; next refresh at \(planned)") }
     }
 
     /// Records a failure that needs a person, once; removes the token files.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Dispatch
+import VaultStore
 
 #if canImport(Glibc)
     import Glibc
@@ -9,25 +9,17 @@ import Dispatch
     import Musl
 #endif
 
-/// SIGTERM and SIGINT as an asynchronous wait: once installed, the signals no longer end
-/// the process; ``next()`` returns the first that arrives, so the agent stops cleanly.
+/// SIGTERM and SIGINT as an asynchronous wait (through ``SignalPipe``): once installed,
+/// the signals no longer end the process; ``next()`` returns the first that arrives, so
+/// the agent stops cleanly.
 final class StopSignals: Sendable {
     private let stream: AsyncStream<Int32>
-    private let continuation: AsyncStream<Int32>.Continuation
-    nonisolated(unsafe) private var sources: [any DispatchSourceSignal] = []
 
-    /// Installs the handlers; call once.
+    /// Installs the handlers; call once per process.
     init(_ signals: [Int32] = [SIGTERM, SIGINT]) {
-        (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-        var installed: [any DispatchSourceSignal] = []
-        for number in signals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [continuation] in continuation.yield(number) }
-            source.resume()
-            installed.append(source)
-        }
-        sources = installed
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.stream = stream
+        SignalPipe.install(signals) { continuation.yield($0) }
     }
 
     /// The next stop signal's number (0 when the wait is cancelled).

@@ -9,6 +9,10 @@ import VaultAuth
 import VaultStore
 import VaultStoreCLI
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct AgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
@@ -117,6 +121,27 @@ struct AgentCommand: AsyncParsableCommand {
         }
     }
 
+    /// Why the directory of a token file is not safe for it (another user owns it, or others
+    /// may write there without the sticky bit: they could replace the file), or nil. A
+    /// missing directory is the agent's to report as it writes.
+    static func unsafeDirectory(of path: String) -> String? {
+        let slash = path.lastIndex(of: "/") ?? path.startIndex
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        var info = stat()
+        guard stat(directory, &info) == 0 else { return nil }
+        if info.st_uid != getuid() && info.st_uid != 0 { return "its directory belongs to uid \(info.st_uid)" }
+        if info.st_mode & 0o022 != 0 && info.st_mode & S_ISVTX == 0 { return "others can write in its directory" }
+        return nil
+    }
+
+    /// The lease of an agent that was not given its passphrase: its key came from the key
+    /// cache (or a prompt that put it there), so it holds it only while the cache does (a
+    /// short `VAULT_KEY_CACHE_TTL`, or `vault lock` from anywhere, still ends it).
+    static let keyCacheLease: @Sendable (any SecureStore) -> Bool = { store in
+        guard let file = store as? EncryptedFileStore, let holds = (try? file.cacheHoldsKey()) ?? nil else { return true }
+        return holds
+    }
+
     /// What the agent runs with: the store the options select, sign-in settings as the
     /// commands' (`AuthOptions.withSession`), the accounts, keep-alive and token files.
     func makeConfiguration(transport: AsyncHTTPTransport, logger: Logger) throws(ExitCode) -> AgentConfiguration {
@@ -124,7 +149,9 @@ struct AgentCommand: AsyncParsableCommand {
         var keyCacheOnly = options
         keyCacheOnly.keyCacheOnly = true
         let afterLock = keyCacheOnly
-        let requestTimeout = Duration.seconds(AuthOptions.defaultRequestTimeout)
+        // Each exchange within the agent's answer deadline, so a hanging provider holds the
+        // account's refresh lock (which a falling-back command waits for) no longer.
+        let requestTimeout = Duration.seconds(10)
         var requester = Requester.Configuration(requestTimeout: requestTimeout)
         let coolDown: Double
         do throws(VaultError) {
@@ -146,6 +173,12 @@ struct AgentCommand: AsyncParsableCommand {
             Terminal.note(error.message)
             throw ExitCode(ExitStatus.usage)
         }
+        for binding in tokenFiles {
+            if let unsafe = Self.unsafeDirectory(of: binding.path) {
+                Terminal.note("the token file \(binding.path): \(unsafe); choose a directory only you can change")
+                throw ExitCode(ExitStatus.unavailable)
+            }
+        }
         return AgentConfiguration(
             storeKey: options.agentStoreKey,
             openStore: { (afterLockKeys: Bool) throws(VaultError) -> any SecureStore in
@@ -153,6 +186,7 @@ struct AgentCommand: AsyncParsableCommand {
             },
             requester: requester, reauthentication: .init(coolDown: coolDown),
             transport: transport,
-            accounts: accounts.isEmpty ? nil : accounts, keepAlive: keepAlive, tokenFiles: tokenFiles, logger: logger)
+            accounts: accounts.isEmpty ? nil : accounts, keepAlive: keepAlive, tokenFiles: tokenFiles, logger: logger,
+            keyLease: AgentAccess.passphraseGiven(options) ? nil : Self.keyCacheLease)
     }
 }

@@ -74,7 +74,9 @@ struct ExecCommand: AsyncParsableCommand {
             var opened: (any SecureStore)?
             for binding in bindings {
                 let value: [UInt8]
-                if binding.kind == .token, let token = AgentTokens.token(server: binding.server, account: binding.account, store: store) {
+                if binding.kind == .token,
+                    let token = AgentTokens.token(server: binding.server, account: binding.account, store: store, timeout: timeout)
+                {
                     value = token.bytes
                 } else {
                     // A key the user kept (`vault unlock`) may serve; exec itself leaves none behind.

@@ -69,7 +69,8 @@ struct RequestCommand: AsyncParsableCommand {
                     method: method, url: try session.resolve(target, settings: settings), headers: parsedHeaders, body: body)
                 let onEvent: @Sendable (RequesterEvent) -> Void = { EventReport.note($0, verbose: verbose) }
                 // The agent's tokens first, this process's when it cannot serve them.
-                let supplier = AgentTokens.supplier(try await session.tokenSource(settings: settings, onEvent: onEvent), store: store)
+                let supplier = AgentTokens.supplier(
+                    try await session.tokenSource(settings: settings, onEvent: onEvent), store: store, timeout: auth.timeout)
                 return try await Requester(supplier: supplier, transport: session.transport, onEvent: onEvent).send(request)
             }
             ResponseOutput.write(response.body)

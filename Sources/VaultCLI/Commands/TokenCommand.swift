@@ -42,7 +42,7 @@ struct TokenCommand: AsyncParsableCommand {
             if auth.isNamed {
                 _ = try auth.validatedTimeout()
                 try AuthOptions.checkServer(auth.server, account: auth.account)
-                if let token = AgentTokens.token(server: auth.server, account: auth.account, store: store) {
+                if let token = AgentTokens.token(server: auth.server, account: auth.account, store: store, timeout: auth.timeout) {
                     Terminal.write(token.bytes + [0x0A])
                     return
                 }
@@ -50,7 +50,9 @@ struct TokenCommand: AsyncParsableCommand {
             let named = auth.isNamed
             let store = self.store
             let token = try await auth.withSession(store) { session throws(AuthError) in
-                if !named, let token = AgentTokens.token(server: session.items.server, account: session.items.account, store: store) {
+                if !named,
+                    let token = AgentTokens.token(server: session.items.server, account: session.items.account, store: store, timeout: auth.timeout)
+                {
                     return token
                 }
                 return try await session.tokenSource(onEvent: { EventReport.note($0, verbose: verbose) }).accessToken()

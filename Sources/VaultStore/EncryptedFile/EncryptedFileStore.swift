@@ -291,6 +291,13 @@ public final class EncryptedFileStore: SecureStore {
         }
     }
 
+    /// Whether the key cache holds a key for the vault file as it is now: nil without a
+    /// cache or a file. (`vault agent` not given a passphrase holds its key only as long.)
+    public func cacheHoldsKey() throws(VaultError) -> Bool? {
+        guard let cache = keyCache?.cache, let bytes = try FileOperations.readPrivateFile(path) else { return nil }
+        return cache.load(KeyCachePolicy.name(path: path, header: try VaultFileFormat.parseHeader(bytes))) != nil
+    }
+
     /// Forgets the kept key of the vault file as it is now (no passphrase needed), in `cache`
     /// (default: the policy's); nothing happens without a file or a cache.
     public func forgetCachedKey(in cache: (any DerivedKeyCache)? = nil) throws(VaultError) {

@@ -90,10 +90,18 @@ struct LockCommand: ParsableCommand {
     }
 
     /// Tells `vault agent`, when one runs, to drop every key it holds, and says so; nothing
-    /// when none runs (with `-v`, why it could not be told).
+    /// when none runs (with `-v`, why it could not be told). A lock is the user's order:
+    /// it reaches the agent even with `VAULT_AGENT=off` (which only keeps commands from
+    /// asking it), at `VAULT_AGENT_SOCKET` and at the standard socket both.
     static func lockAgent(_ configuration: StoreConfiguration) {
-        guard let agent = AgentAccess.forAsking(configuration.variables, verbose: configuration.verbose) else { return }
-        guard agent.ask(.lock, timeout: AgentAccess.shortTimeout, doingTheWorkHere: false) != nil else { return }
-        Terminal.note("the agent dropped its keys too")
+        var standard = configuration.variables
+        standard["VAULT_AGENT_SOCKET"] = nil
+        let paths = [AgentVariables.listenPath(configuration.variables), AgentVariables.listenPath(standard)]
+        for (index, path) in paths.enumerated() where index == 0 || path != paths[0] {
+            guard AgentAccess.isSocket(path) else { continue }
+            let agent = AgentAccess(socketPath: path, verbose: configuration.verbose)
+            guard agent.ask(.lock, timeout: AgentAccess.shortTimeout, doingTheWorkHere: false) != nil else { continue }
+            Terminal.note("the agent dropped its keys too")
+        }
     }
 }
