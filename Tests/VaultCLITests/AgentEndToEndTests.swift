@@ -239,7 +239,7 @@ import VaultTestSupport
             let login = try await setup.vault(["login", setup.url, "alice"], stdin: Self.password, extra: file.merging(given) { $1 })
             #expect(login.status == 0, "\(login.err)")
             _ = try await setup.vault(["lock"], extra: file)
-            let unlock = try await setup.vault(["unlock", "--ttl", "4"], extra: file.merging(given) { $1 })
+            let unlock = try await setup.vault(["unlock", "--ttl", "15"], extra: file.merging(given) { $1 })
             #expect(unlock.status == 0, "\(unlock.err)")
             let cacheWorks = try await setup.vault(["token", setup.url, "alice"], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
             guard cacheWorks.status == 0 else {
@@ -251,8 +251,8 @@ import VaultTestSupport
             defer { agent.kill() }
             let served = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
             #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)\n\(agent.output)")
-            // The cache's 4 s run out: the agent locks itself, and commands work as without it.
-            let lapsed = await Self.eventually(30) {
+            // The cache's 15 s run out: the agent locks itself, and commands work as without it.
+            let lapsed = await Self.eventually(45) {
                 let result = try? await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
                 return result.map { $0.status != 0 && $0.err.contains("agent: the vault is locked") } ?? false
             }
