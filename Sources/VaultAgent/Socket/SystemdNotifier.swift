@@ -53,7 +53,10 @@ public struct SystemdNotifier: Sendable {
         String(text.map { $0.isNewline ? " " : $0 })
     }
 
-    /// Sends `message` as one datagram; failures are ignored (the manager may be gone).
+    /// Sends `message` as one datagram, never waiting: a manager whose queue is full (it
+    /// stopped reading) drops it, and the agent is not held in `sendto` (a blocked send
+    /// starved the concurrency pool, and a SIGTERM then never stopped the agent). Failures
+    /// are ignored (the manager may be gone).
     func send(_ message: String) {
         guard let socketPath, socketPath.utf8.count <= AgentSocketPath.maximumLength else { return }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -72,7 +75,9 @@ public struct SystemdNotifier: Sendable {
         let payload = Array(message.utf8)
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                payload.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
+                payload.withUnsafeBytes {
+                    sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), socketAddress, length)
+                }
             }
         }
     }
