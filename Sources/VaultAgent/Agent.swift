@@ -40,6 +40,9 @@ public actor Agent: AgentServing {
         public var minimumGap: TimeInterval = 1
         /// How long ``Agent/stop()`` waits for the keepers' work under way (default 5 s).
         public var stopTimeout: Duration = .seconds(5)
+        /// How long ``Agent/stop()`` waits for refreshes already sent to be stored (default
+        /// 60 s: the provider's timeout and a store write fit well within it).
+        public var refreshDrainTimeout: Duration = .seconds(60)
         /// Whether ``Agent/start()`` makes the process not dumpable and locks its memory
         /// where the limit allows (default true; tests running the agent in-process turn it off).
         public var hardensProcess = true
@@ -106,12 +109,43 @@ public actor Agent: AgentServing {
         tickTask?.cancel()
         ticker.wake()
         tickTask = nil
-        for keeper in keepers.withLock({ Array($0.values) }) { keeper.stopKeeping() }
+        let all = keepers.withLock { Array($0.values) }
+        for keeper in all { keeper.stopKeeping() }
+        // No refresh token is spent from here on; one already sent is stored before the exit.
+        let drained = await Self.finishes(within: tuning.refreshDrainTimeout) {
+            await withTaskGroup(of: Void.self) { group in
+                for keeper in all { group.addTask { await keeper.closeSources() } }
+            }
+        }
+        if !drained { configuration.logger.warning("stopping with a refresh still unanswered: its rotation may be lost") }
         let deadline = ContinuousClock.now + tuning.stopTimeout
         while loops.count > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if loops.count > 0 { configuration.logger.warning("stopping with \(loops.count) account(s) still busy") }
+    }
+
+    /// Whether `work` finishes within `timeout`; past it, this returns false and `work`
+    /// goes on unawaited (the process is about to exit).
+    private static func finishes(within timeout: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+        let waiting = FirstAnswer()
+        return await withCheckedContinuation { continuation in
+            waiting.slot.withLock { $0 = continuation }
+            Task {
+                await work()
+                waiting.answer(true)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                waiting.answer(false)
+            }
+        }
+    }
+
+    /// A continuation resumed once, by whichever answer comes first.
+    private final class FirstAnswer: Sendable {
+        let slot = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        func answer(_ value: Bool) { slot.withLock { $0.take() }?.resume(returning: value) }
     }
 
     public nonisolated func answer(_ request: AgentRequest) async -> AgentAnswer {

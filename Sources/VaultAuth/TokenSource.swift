@@ -57,6 +57,8 @@ public actor TokenSource {
     private nonisolated let readyTokens = Mutex<HeldTokens?>(nil)
     /// Refreshes caused by a rejected token, to stop refresh storms.
     private var rejectionRefreshes: RefreshAttempts
+    /// Set by ``close()``: no refresh token is spent any more.
+    private var closing = false
 
     /// A source for `account`; nothing is read until the first call. `onEvent` gets the token
     /// events (``RequesterEvent/usedToken``, ``RequesterEvent/refreshed``, ...), on whatever
@@ -116,6 +118,23 @@ public actor TokenSource {
         let current = try await loadedTokens()
         logger.debug("refreshing the access token of \(account.account) ahead of its expiry")
         return try await refreshedTokens(replacing: current)
+    }
+
+    /// Stops spending refresh tokens, for a process about to exit (an agent's stop). A
+    /// refresh still waiting for the lock, or not yet sent, ends with
+    /// ``AuthError/lockTimeout(_:)`` (the next process refreshes); one already sent runs to
+    /// its store write, and this returns after it; tokens the store refused before are
+    /// offered to it once more. So an exit never falls between the provider's answer and
+    /// the store's write, where the rotated refresh token would be lost.
+    public func close() async {
+        closing = true
+        if let running = state.refreshTask { _ = await running.value }
+        // Tokens the store refused earlier exist nowhere else: one more try before the exit.
+        await retryUnsavedTokens()
+    }
+
+    private var stopping: AuthError {
+        .lockTimeout("stopping: the refresh of \(account.account) on \(account.server) is left to the next process")
     }
 
     /// Valid tokens with their `Authorization` value: a fresh held token without a hop
@@ -246,6 +265,7 @@ public actor TokenSource {
             task = running
         case .ready(let held):
             if held.tokens.accessToken != old.accessToken, isFresh(held.tokens) { return held.tokens }
+            if closing { throw stopping }
             task = Task { await self.performRefresh(replacing: old, becauseRejected: becauseRejected) }
             state = .refreshing(held, task)
         case .unloaded, .loading, .absent:
@@ -309,7 +329,8 @@ public actor TokenSource {
             announceAdoption()
             return (adopted, true)
         }
-        // Last check before the refresh token is spent: is the lock still ours?
+        // Last checks before the refresh token is spent: still running, the lock still ours?
+        if closing { throw stopping }
         if let hold, !(await hold.isStillHeld()) { return nil }
         let base = stored ?? old
         let new: TokenSet
@@ -397,10 +418,11 @@ public actor TokenSource {
                 }
             }
             group.addTask {
-                while mayAdopt, !Task.isCancelled {
+                while !Task.isCancelled {
                     try? await Task.sleep(for: Self.adoptionPollInterval)
                     if Task.isCancelled { return nil }
-                    if let tokens = await self.storedTokensToAdopt(replacing: old) { return .success(.adopted(tokens)) }
+                    if await self.closing { return .failure(await self.stopping) }
+                    if mayAdopt, let tokens = await self.storedTokensToAdopt(replacing: old) { return .success(.adopted(tokens)) }
                 }
                 return nil
             }

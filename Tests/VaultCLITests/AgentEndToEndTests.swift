@@ -137,7 +137,7 @@ import VaultTestSupport
                 for _ in 0..<6 {
                     group.addTask {
                         var results: [ProcessResult] = []
-                        for _ in 0..<8 { results.append(try await setup.vault(["token", setup.url, "alice"], timeout: 60)) }
+                        for _ in 0..<8 { results.append(try await setup.vault(["token", "-v", setup.url, "alice"], timeout: 60)) }
                         return results
                     }
                 }
@@ -151,7 +151,10 @@ import VaultTestSupport
             #expect(results.count == 48)
             for result in results { #expect(result.status == 0 && result.out.count > 10, "\(result.err)") }
             #expect(try await agent.finishAsync(timeout: 30).status == 0, "\(agent.output)")
-            #expect(setup.server.stats.failedRefreshes == 0 && setup.server.stats.logins == 1)
+            let clients = results.map(\.err).joined(separator: "\n")
+            #expect(
+                setup.server.stats.failedRefreshes == 0 && setup.server.stats.logins == 1,
+                "\(setup.server.stats)\n--- agent:\n\(agent.output)\n--- clients:\n\(clients)")
         }
     }
 

@@ -37,6 +37,8 @@ final class AccountKeeper: Sendable {
     private struct State {
         var source: Task<Result<TokenSource, AuthError>, Never>?
         var sourceGeneration = -1
+        /// Sources dropped (at a lock) whose refresh may still be under way: closed at the stop too.
+        var dropped: [Task<Result<TokenSource, AuthError>, Never>] = []
         var phase = Phase.active
         var kept = false
         var loop: Task<Void, Never>?
@@ -132,10 +134,20 @@ final class AccountKeeper: Sendable {
     /// Forgets the token source and the store it holds (at a lock, or after a new login).
     func dropSource() {
         state.withLock { state in
+            if let source = state.source { state.dropped.append(source) }
             state.source = nil
             state.sourceGeneration = -1
         }
         wakeup.wake()
+    }
+
+    /// Closes every token source this keeper made (``TokenSource/close()``): no refresh
+    /// token is spent after this, and the refreshes already sent are stored when it returns.
+    func closeSources() async {
+        let sources = state.withLock { state in state.dropped + (state.source.map { [$0] } ?? []) }
+        for task in sources {
+            if case .success(let source) = await task.value { await source.close() }
+        }
     }
 
     /// Wakes the keeper's task to look again (an unlock, a rescan).
