@@ -60,7 +60,9 @@ struct EtcdStoreTests {
         let dump = try EtcdTestEnvironment.dump(
             endpoints: configuration.endpointList.replacingOccurrences(of: ", ", with: ","), prefix: configuration.prefix)
         #expect(dump.status == 0, "\(dump.err)")
-        let lines = dump.out.split(separator: "\n", omittingEmptySubsequences: false)
+        // Split on every newline, "\r\n" included: Swift reads that pair as one Character, so a
+        // sealed value ending in byte 0x0D would otherwise swallow the next key's line.
+        let lines = dump.out.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         #expect(lines.filter { $0.hasPrefix(configuration.prefix) }.count == 3, "params and two items: \(lines.count) lines")
         for word in words + [Self.passphrase] { #expect(!dump.out.contains(word), "\(word) is readable in etcd") }
         let raw = try store.client.list(prefix: configuration.prefix).flatMap { $0.key + $0.value }
