@@ -5,7 +5,8 @@ import PackageDescription
 ///
 /// Import direction: VaultCLI -> VaultStoreCLI -> VaultStore -> CLibSecret,
 /// VaultCLI -> VaultAuth -> VaultStore, and VaultCLI -> VaultEtcd -> VaultStore (the fleet
-/// backend, with its refresh lock: a leaf of VaultStore, like the other backends). Two
+/// backend, with its refresh lock: a leaf of VaultStore, like the other backends), and
+/// VaultCLI -> VaultSecretService -> VaultStore + CGio (the Secret Service provider). Two
 /// executables: `vault` (VaultStoreCLI: the store commands, without networking, so it
 /// starts like `secret-tool`) runs `vault-auth` (VaultCLI: every command, the sign-in ones
 /// among them) for the commands it does not have.
@@ -98,6 +99,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // GDBus from GIO (Debian's libglib2.0-dev), for the Secret Service provider.
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // `vault agent --secret-service`: org.freedesktop.secrets served from the vault's contents.
+        .target(
+            name: "VaultSecretService",
+            dependencies: [
+                "CGio", "VaultStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Every command: the store commands and the sign-in ones (login, token, request...).
         .target(
             name: "VaultCLI",
@@ -108,6 +121,7 @@ let package = Package(
                 "VaultAgent",
                 "VaultAgentProtocol",
                 "VaultEtcd",
+                "VaultSecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -171,6 +185,11 @@ let package = Package(
             dependencies: [
                 "VaultAgent", "VaultAgentProtocol", "VaultAuth", "VaultStore", "AuthServer", "VaultTesting", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "VaultSecretServiceTests",
+            dependencies: [
+                "VaultSecretService", "VaultStore", "VaultTesting", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "AuthServerTests",
