@@ -35,7 +35,9 @@ public enum TransferSessions {
     /// client's public key for DH; ignored for `plain`, whose input is an empty string).
     /// Returns the session and the `output` to send back: the provider's public key for
     /// DH (as `ay`), nil for `plain` (sent as an empty string).
-    public static func open(algorithm: String, input: [UInt8]) throws(TransferSessionError) -> (
+    public static func open(
+        algorithm: String, input: [UInt8]
+    ) throws(TransferSessionError) -> (
         session: any TransferSession, output: [UInt8]?
     ) {
         switch algorithm {
