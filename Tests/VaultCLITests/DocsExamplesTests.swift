@@ -554,6 +554,17 @@ enum DocsLinks {
         }
     }
 
+    /// docs/headless-secret-service.md: `vault agent --secret-service` on a private bus of
+    /// the document's own (`dbus-run-session`), the file backend, a passphrase file.
+    @Test func headlessSecretService() async throws {
+        try await withTemporaryDirectory("vault-docs") { home in
+            let sandbox = DocsSandbox(home: home, extra: ["XDG_RUNTIME_DIR": home + "/run"])
+            sandbox.write("passphrase", "headless docs passphrase 4c2a\n")
+            try FileManager.default.createDirectory(atPath: home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try await sandbox.runDocument("docs/headless-secret-service.md")
+        }
+    }
+
     @Test func fileFormat() async throws {
         try await withTemporaryDirectory("vault-docs") { home in
             try await DocsSandbox(home: home).runDocument("docs/file-format.md")
