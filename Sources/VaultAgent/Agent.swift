@@ -166,6 +166,24 @@ public actor Agent: AgentServing {
         }
     }
 
+    // MARK: - The vault, for the Secret Service provider
+
+    /// The store while the vault is unlocked: opened again from the key cache when it was
+    /// locked and the cache holds the key again (`vault unlock`); nil while it stays locked.
+    /// A key lease that ran out locks it first, as for every answer.
+    public nonisolated func unlockedVault() async -> (any SecureStore)? {
+        await unlockedStore()?.store
+    }
+
+    /// Whether the vault's key is not held now.
+    public nonisolated var vaultIsLocked: Bool { vault.isLocked }
+
+    /// Drops the vault's keys, as `vault lock` makes the agent do.
+    public nonisolated func lockVault() { _ = lock() }
+
+    /// Calls `handler` after every lock and unlock of the vault.
+    public nonisolated func onVaultLockChange(_ handler: @escaping @Sendable () -> Void) { vault.observe(handler) }
+
     // MARK: - Answers
 
     private static let otherStore = AgentAnswer.declined(reason: "the agent serves another store")

@@ -42,7 +42,9 @@ struct AgentClientCLITests {
 
     /// Runs `body` with a ``Setup``; drops the kept key afterwards.
     func withSetup(_ body: (Setup) async throws -> Void) async throws {
-        try await withAuthFixture { fixture in
+        // Tokens that outlive the test: on a loaded machine it takes more than a minute,
+        // and a refresh between two compared runs changes what they print.
+        try await withAuthFixture(accessTTL: 1800, refreshTTL: 3600) { fixture in
             let login = try await fixture.login()
             try #require(login.status == 0, "\(login.err)")
             #expect(try await fixture.vault(["save", "--server", "db.example.com", "--account", "alice"], stdin: "db-secret-19").status == 0)

@@ -129,7 +129,7 @@ import VaultTestSupport
             ["--keep-alive", "5x"], ["--keep-alive", "0"], ["--keep-alive", "-5m"], ["--keep-alive", "367d"], ["--keep-alive", ""],
             ["--token-file", "relative.token=ann@https://auth.example.com"], ["--token-file", "/t/token"],
             ["--token-file", "/t/token=ann"], ["--token-file", "/t/token=@https://auth.example.com"], ["--token-file", "/t/token=ann@"],
-            ["--frobnicate"],
+            ["--frobnicate"], ["--secret-service", "--backend", "secret-service"], ["--secret-service", "--backend", "etcd"],
         ])
     func badFlags(_ arguments: [String]) async throws {
         try await Self.withPlace { place in

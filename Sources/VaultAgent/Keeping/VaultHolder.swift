@@ -18,12 +18,23 @@ final class VaultHolder: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Called after every lock and unlock (``observe(_:)``).
+    private let observers = Mutex<[@Sendable () -> Void]>([])
     private let openStore: @Sendable (_ afterLock: Bool) throws(VaultError) -> any SecureStore
     private let logger: Logger
 
     init(openStore: @escaping @Sendable (_ afterLock: Bool) throws(VaultError) -> any SecureStore, logger: Logger) {
         self.openStore = openStore
         self.logger = logger
+    }
+
+    /// Calls `handler` after every lock and every unlock, on the thread that made it.
+    func observe(_ handler: @escaping @Sendable () -> Void) {
+        observers.withLock { $0.append(handler) }
+    }
+
+    private func changed() {
+        for handler in observers.withLock({ $0 }) { handler() }
     }
 
     /// The store and its generation, or nil while the vault is locked.
@@ -47,6 +58,7 @@ final class VaultHolder: Sendable {
                 state.store = store
                 state.generation += 1
             }
+            changed()
         } catch {
             logger.error("the store cannot be opened (\(error)); serving nothing that needs it until it can")
         }
@@ -55,12 +67,14 @@ final class VaultHolder: Sendable {
     /// Drops the store, and with it every key it holds. True when it was held.
     @discardableResult
     func lock() -> Bool {
-        state.withLock { state in
+        let held = state.withLock { state in
             let held = state.store != nil
             state.store = nil
             state.generation += 1
             return held
         }
+        if held { changed() }
+        return held
     }
 
     /// The store, reopened from the key cache when the vault is locked (one attempt at a
@@ -88,13 +102,15 @@ final class VaultHolder: Sendable {
             _ = try store.list(server: nil)
             return store
         }
-        return state.withLock { state in
+        let installed = state.withLock { state in
             state.reopening = nil
             guard case .success(let store) = opened, state.generation == generation, state.store == nil else { return false }
             state.store = store
             state.generation += 1
             return true
         }
+        if installed { changed() }
+        return installed
     }
 }
 

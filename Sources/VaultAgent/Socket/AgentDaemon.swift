@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Logging
+import Synchronization
 import VaultAgentProtocol
 
 #if canImport(Glibc)
@@ -20,12 +21,16 @@ public enum AgentDaemon {
     /// answers under way finish (bounded), stops the agent, removes `ownSocket` (the socket
     /// file this process bound, never an activated one) and returns: the process exits 0.
     /// `READY=1` is sent once the agent has started; `WATCHDOG=1` at the notifier's interval.
-    /// Returns true when a signal stopped it, false when the listening socket failed (then
-    /// it stops the same way).
+    /// `afterStart` runs once the agent has started, before `READY=1` (another service the
+    /// process offers: the Secret Service); when it returns false (it has said why) the
+    /// daemon stops at once. Returns true when a signal stopped it, false when the
+    /// listening socket failed or `afterStart` did (then it stops the same way).
     @discardableResult
     public static func run(
-        agent: Agent, server: AgentSocketServer, notifier: SystemdNotifier, ownSocket: String?, logger: Logger
+        agent: Agent, server: AgentSocketServer, notifier: SystemdNotifier, ownSocket: String?, logger: Logger,
+        afterStart: @escaping @Sendable () async -> Bool = { true }
     ) async -> Bool {
+        let startFailed = StartFailure()
         let signals = StopSignals()
         let serving = Task { await server.run() }
         let watchdog = Task {
@@ -39,6 +44,11 @@ public enum AgentDaemon {
         let starting = Task {
             await agent.start()
             guard !Task.isCancelled else { return }
+            guard await afterStart() else {
+                startFailed.record()
+                server.stop()
+                return
+            }
             var status = "serving at \(place)"
             notifier.ready(status: status)
             logger.info("serving at \(place)")
@@ -63,7 +73,7 @@ public enum AgentDaemon {
             let first = await group.next() ?? nil
             if let number = first {
                 logger.info("\(StopSignals.name(number)): stopping")
-            } else {
+            } else if !startFailed.recorded {
                 logger.error("the listening socket closed: stopping")
             }
             notifier.stopping(status: "stopping")
@@ -80,4 +90,12 @@ public enum AgentDaemon {
         logger.info("stopped")
         return stop != nil
     }
+}
+
+/// Whether ``AgentDaemon/run(agent:server:notifier:ownSocket:logger:afterStart:)``'s
+/// `afterStart` failed.
+private final class StartFailure: Sendable {
+    private let failed = Mutex(false)
+    func record() { failed.withLock { $0 = true } }
+    var recorded: Bool { failed.withLock { $0 } }
 }

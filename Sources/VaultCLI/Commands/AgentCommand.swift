@@ -6,6 +6,7 @@ import Logging
 import VaultAgent
 import VaultAgentProtocol
 import VaultAuth
+import VaultSecretService
 import VaultStore
 import VaultStoreCLI
 
@@ -17,7 +18,8 @@ struct AgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
         abstract: "Keep accounts logged in and serve their tokens over a socket (runs in the foreground).",
-        usage: "vault agent [--account <server> <account>]... [--keep-alive <duration>] [--token-file <path>=<account>@<server>]... [<options>]",
+        usage: "vault agent [--account <server> <account>]... [--keep-alive <duration>] "
+            + "[--token-file <path>=<account>@<server>]... [--secret-service] [<options>]",
         discussion: """
             The agent refreshes every logged-in account (or those named with --account) ahead \
             of its access token's expiry and before its refresh token's idle window ends, and \
@@ -26,8 +28,10 @@ struct AgentCommand: AsyncParsableCommand {
             0700, socket 0600; /tmp/vault-agent-UID/agent.sock without XDG_RUNTIME_DIR). \
             Under systemd (vault-agent.service, vault-agent.socket) it takes the socket \
             systemd passes and reports readiness and its watchdog. SIGTERM or SIGINT stops it \
-            cleanly. Exit 4 when the socket cannot be used (another agent runs there, an \
-            unsafe directory); --check exits 0 when an agent answers, else 4.
+            cleanly. With --secret-service it also serves org.freedesktop.secrets on the \
+            session bus from the encrypted vault file (docs/headless-secret-service.md). \
+            Exit 4 when the socket cannot be used (another agent runs there, an unsafe \
+            directory) or the bus name is taken; --check exits 0 when an agent answers, else 4.
             """)
 
     @Option(
@@ -49,6 +53,11 @@ struct AgentCommand: AsyncParsableCommand {
 
     @Flag(help: "Only ask whether an agent answers on the socket: print its version and exit 0, else exit 4.")
     var check = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Also serve org.freedesktop.secrets on the session bus from the encrypted vault file, for every libsecret program."))
+    var secretService = false
 
     @OptionGroup var store: StoreOptions
 
@@ -91,7 +100,12 @@ struct AgentCommand: AsyncParsableCommand {
         do {
             let agent = Agent(configuration: try makeConfiguration(transport: transport, logger: logger))
             let server = try await AgentSocketServer.bind(listener, serving: agent, logger: logger)
-            let signalled = await AgentDaemon.run(agent: agent, server: server, notifier: notifier, ownSocket: ownSocket, logger: logger)
+            let provider = secretService ? SecretServiceProvider(backing: AgentVaultBacking(agent: agent), logger: logger) : nil
+            let signalled = await AgentDaemon.run(agent: agent, server: server, notifier: notifier, ownSocket: ownSocket, logger: logger) {
+                guard let provider else { return true }
+                return await Self.start(provider)
+            }
+            await provider?.stop()
             failure = signalled ? nil : ExitCode(ExitStatus.unavailable)
         } catch let error as AgentSocketError {
             Terminal.note(error.description)
@@ -102,6 +116,36 @@ struct AgentCommand: AsyncParsableCommand {
         // The HTTP client must be shut down before it goes (AsyncHTTPClient's rule).
         await transport.shutdown(waitingAtMost: .seconds(2))
         if let failure { throw failure }
+    }
+
+    /// Claims org.freedesktop.secrets; says so, or why not (the daemon then stops, exit 4).
+    static func start(_ provider: SecretServiceProvider) async -> Bool {
+        do throws(SecretServiceProvider.StartError) {
+            try await provider.start()
+            Terminal.note("serving org.freedesktop.secrets on the session bus")
+            return true
+        } catch {
+            Terminal.note(error.description)
+            return false
+        }
+    }
+
+    /// `--secret-service` serves the encrypted file: `auto` means the file (no probe of a
+    /// bus this agent is about to serve), any other backend is a usage error.
+    static func servingFile(_ options: inout StoreConfiguration) throws(ExitCode) {
+        var requested = options.backend
+        do throws(VaultError) {
+            if requested == nil { requested = try StoreVariables.backend(options.variables) }
+        } catch {
+            Terminal.note(error.worded)
+            throw ExitCode(ExitStatus.of(error))
+        }
+        switch requested {
+        case nil, .auto?, .file?: options.backend = .file
+        case let other?:
+            Terminal.note("--secret-service serves the encrypted file, not the \(other.rawValue) backend; use --backend file")
+            throw ExitCode(ExitStatus.usage)
+        }
     }
 
     /// `--check`: the agent's version line and exit 0, or one line and exit 4.
@@ -145,7 +189,9 @@ struct AgentCommand: AsyncParsableCommand {
     /// What the agent runs with: the store the options select, sign-in settings as the
     /// commands' (`AuthOptions.withSession`), the accounts, keep-alive and token files.
     func makeConfiguration(transport: AsyncHTTPTransport, logger: Logger) throws(ExitCode) -> AgentConfiguration {
-        let options = store.configuration
+        var chosen = store.configuration
+        if secretService { try Self.servingFile(&chosen) }
+        let options = chosen
         var keyCacheOnly = options
         keyCacheOnly.keyCacheOnly = true
         let afterLock = keyCacheOnly
