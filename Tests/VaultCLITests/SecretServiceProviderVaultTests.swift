@@ -111,6 +111,17 @@ import VaultTestSupport
 
             let unlock = try await fixture.vault(["unlock"], extra: cache)
             #expect(unlock.status == 0, "\(unlock.err)")
+            // vault unlock hands the agent the key through the kernel key cache.
+            var withoutPassphrase = fixture.environment.merging(cache) { $1 }
+            withoutPassphrase.removeValue(forKey: "VAULT_PASSPHRASE_FILE")
+            withoutPassphrase["VAULT_AGENT"] = "off"
+            let cacheWorks = try await VaultProcess.vaultAsync(
+                ["load", "--server", "lock.example.org", "--account", "kim"], environment: withoutPassphrase)
+            guard cacheWorks.status == 0 else {
+                print("the kernel key cache is unavailable here; vault unlock cannot reach the agent (\(cacheWorks.err))")
+                try await fixture.stop(agent)
+                return
+            }
             let unlocked = await AgentEndToEndTests.eventually(20) { (try? await fixture.defaultCollectionLocked()) == "False" }
             #expect(unlocked, "still locked after vault unlock: \(agent.output)")
             let after = try await fixture.secretTool(["lookup", "user", "kim", "server", "lock.example.org"])
