@@ -10,8 +10,8 @@ import VaultTestSupport
 private typealias F = ServiceItemsFixtures
 
 /// Two store instances on one file (two processes' worth: each takes its own `flock` on
-/// the lock file) change it at the same time; the lock makes every read-modify-write whole,
-/// so nothing is lost.
+/// the lock file), and `vault save` in other processes, change it at the same time; the
+/// lock makes every read-modify-write whole, so nothing is lost.
 @Suite struct ServiceItemsConcurrencyTests {
     static let rounds = 25
 
@@ -50,6 +50,60 @@ private typealias F = ServiceItemsFixtures
             for item in contents.items.values {
                 #expect(item.secret.bytes == Array("v\(item.reference.id.split(separator: "r").last!)".utf8))
             }
+        }
+    }
+
+    /// The built `vault` beside this test bundle (override: `VAULT_BIN`).
+    static let vaultPath: String = {
+        if let path = ProcessInfo.processInfo.environment["VAULT_BIN"] { return path }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("vault").path
+    }()
+
+    @Test func vaultSaveInOtherProcessesAndModifyContentsHereLoseNothing() throws {
+        try withTemporaryDirectory("vault-ss") { dir in
+            try F.store(dir).save(Credential(server: "seed", account: "a", secret: Secret("x")))
+            let environment = [
+                "HOME": dir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "VAULT_KEY_CACHE_TTL": "0", "VAULT_BACKEND": "file",
+                "VAULT_FILE": "\(dir)/vault.db", "VAULT_PASSPHRASE": F.passphrase,
+            ]
+            let processes = 8
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { writer in
+                if writer == 0 {
+                    for round in 0..<processes {
+                        do {
+                            let result = try ChildProcess.run(
+                                Self.vaultPath, ["save", "child.example.com", "r\(round)"], environment: environment,
+                                stdin: Data("from child \(round)".utf8), timeout: 60)
+                            if result.status != 0 { failures.withLock { $0.append("vault save \(round): \(result.err)") } }
+                        } catch {
+                            failures.withLock { $0.append("vault save \(round): \(error)") }
+                        }
+                    }
+                } else {
+                    let store = F.store(dir)
+                    for round in 0..<Self.rounds {
+                        do throws(VaultError) {
+                            try store.modifyContents(F.adding([F.item("login", "here_r\(round)")]))
+                        } catch {
+                            failures.withLock { $0.append("modifyContents \(round): \(error)") }
+                        }
+                    }
+                }
+            }
+            #expect(failures.withLock { $0 } == [])
+            let contents = try #require(try F.store(dir).contents())
+            #expect(contents.items.count == Self.rounds)
+            #expect(Set(contents.credentials.keys.map(\.account)) == Set(["a"] + (0..<processes).map { "r\($0)" }))
+            for round in 0..<processes {
+                let saved = contents.credentials[CredentialKey(server: "child.example.com", account: "r\(round)")]
+                #expect(saved?.secret == Secret("from child \(round)"))
+            }
+            // The vault command reads the version 2 file too.
+            let list = try ChildProcess.run(Self.vaultPath, ["list"], environment: environment, timeout: 60)
+            #expect(list.status == 0, "\(list.err)")
+            #expect(list.out.contains("child.example.com"))
         }
     }
 
