@@ -83,6 +83,50 @@ struct DHArithmeticTests {
         }
     }
 
+    @Test("Montgomery products are fully reduced: a × b × R⁻¹ mod m, as Python computes it")
+    func products() throws {
+        // Moduli whose top limb is small leave many products in [m, R): only the final
+        // subtraction brings them below m.
+        var moduli: [[UInt8]] = [[0x01, 0x00, 0x00, 0x00, 0x0F], [0x03] + [UInt8](repeating: 0xFF, count: 8), OakleyGroup2.prime]
+        for size in [4, 9, 64] {
+            var modulus = DHTestSupport.random(size)
+            modulus[0] |= 0x01
+            modulus[size - 1] |= 1
+            moduli.append(modulus)
+        }
+        var lines: [String] = []
+        var computed: [[UInt8]] = []
+        for modulus in moduli {
+            let arithmetic = MontgomeryModulus(bigEndian: modulus)
+            let count = arithmetic.limbs.count
+            let m = MontgomeryModulus.limbs(bigEndian: modulus, count: count)
+            for _ in 0..<40 {
+                var a = MontgomeryModulus.limbs(bigEndian: DHTestSupport.random(modulus.count), count: count)
+                var b = MontgomeryModulus.limbs(bigEndian: DHTestSupport.random(modulus.count), count: count)
+                while MontgomeryModulus.compare(a, m) >= 0 { a[count - 1] >>= 1 }
+                while MontgomeryModulus.compare(b, m) >= 0 { b[count - 1] >>= 1 }
+                let product = arithmetic.multiply(a, b)
+                computed.append(MontgomeryModulus.bigEndian(product, byteCount: modulus.count))
+                lines.append(
+                    [modulus, MontgomeryModulus.bigEndian(a, byteCount: modulus.count), MontgomeryModulus.bigEndian(b, byteCount: modulus.count)]
+                        .map(DHTestSupport.hex).joined(separator: " ") + " \(32 * count)")
+            }
+        }
+        let program = """
+            import sys
+            for line in sys.stdin:
+                m, a, b, bits = line.split()
+                n, m, a, b = len(m) // 2, int(m, 16), int(a, 16), int(b, 16)
+                print((a * b * pow(2 ** int(bits), -1, m) % m).to_bytes(n, 'big').hex())
+            """
+        let result = try ChildProcess.run(
+            "/usr/bin/python3", ["-c", program], stdin: Data((lines.joined(separator: "\n") + "\n").utf8), timeout: 120)
+        try #require(result.status == 0, "\(result.err)")
+        let expected = result.out.split(separator: "\n").compactMap { DHTestSupport.bytes(hex: $0) }
+        try #require(expected.count == computed.count)
+        for index in computed.indices { #expect(computed[index] == expected[index], "product \(index): \(lines[index])") }
+    }
+
     @Test("a public key from a fresh private key is g^x: what Python computes from the same x")
     func keyPair() throws {
         let keys = (0..<4).map { _ in OakleyGroup2.makePrivateKey() }
