@@ -29,8 +29,9 @@ struct MontgomeryModulus: Sendable {
     /// A modulus from its big-endian bytes; it must be odd and above one (the caller's
     /// constant, so a violation is a programming error).
     init(bigEndian bytes: [UInt8]) {
+        precondition(bytes.contains { $0 > 1 } || bytes.dropLast().contains { $0 != 0 }, "a Montgomery modulus is above one")
         let limbs = Self.limbs(bigEndian: bytes, count: (bytes.count + 3) / 4)
-        precondition(limbs[0] & 1 == 1 && bytes.count > 0, "a Montgomery modulus is odd")
+        precondition(limbs[0] & 1 == 1, "a Montgomery modulus is odd")
         self.limbs = limbs
         byteCount = bytes.count
         // Newton's iteration doubles the correct low bits each step: 1, 2, 4, ... 32 (and beyond).
@@ -99,7 +100,7 @@ struct MontgomeryModulus: Sendable {
         }
     }
 
-    /// a × b as arrays (for setup and tests): a × b × R⁻¹ mod modulus.
+    /// a × b × R⁻¹ mod modulus, on arrays of limbs below the modulus (for tests).
     func multiply(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
         let n = limbs.count
         var product = [UInt64](repeating: 0, count: n)
