@@ -106,11 +106,11 @@ let testKDF = KDFParameters(log2N: 10)
                 }
             }
             var future = original
-            future[9] = 2
+            future[9] = 3
             try Data(future).write(to: URL(fileURLWithPath: store.path))
             #expect(
                 throws: VaultError.unsupportedFormat(
-                    "the vault file has format version 2; this vault reads version 1 only (upgrade vault)")
+                    "the vault file has format version 3; this vault reads versions 1 and 2 only (upgrade vault)")
             ) {
                 try makeStore(dir).load(server: "s", account: "a")
             }

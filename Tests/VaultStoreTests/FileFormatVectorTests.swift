@@ -10,7 +10,10 @@ import VaultTestSupport
 /// (`Scripts/file-format-vectors.py`, `docs/file-format.md`), and writes what it reads.
 /// Public API only.
 /// The vector files `vectors.json` describes; each is checked by its own test case.
-private let fileFormatVectorFiles = ["v1-two-items.vault", "v1-empty.vault", "v1-wrong-mac.vault", "v1-tampered-body.vault"]
+private let fileFormatVectorFiles = [
+    "v1-two-items.vault", "v1-empty.vault", "v1-wrong-mac.vault", "v1-tampered-body.vault", "v2-service-items.vault",
+    "v2-empty.vault", "v2-unknown-collection.vault", "v2-huge-count.vault",
+]
 
 @Suite struct FileFormatVectorTests {
     /// `Vectors/vectors.json`, as the Python generator writes it.
@@ -28,6 +31,35 @@ private let fileFormatVectorFiles = ["v1-two-items.vault", "v1-empty.vault", "v1
     struct Expectation: Decodable {
         var items: [Item]?
         var error: String?
+        /// Version 2: the collections other than `login`, and the Secret Service items.
+        var collections: [CollectionVector]?
+        var serviceItems: [ServiceItemVector]?
+    }
+
+    struct CollectionVector: Decodable {
+        var id: String
+        var label: String
+        var created: UInt64
+        var modified: UInt64
+
+        var value: ServiceCollection { ServiceCollection(id: id, label: label, created: created, modified: modified) }
+    }
+
+    struct ServiceItemVector: Decodable {
+        var collection: String
+        var id: String
+        var label: String
+        var contentType: String
+        var created: UInt64
+        var modified: UInt64
+        var attributes: [String: String]
+        var secretHex: String
+
+        var value: ServiceItem {
+            ServiceItem(
+                reference: .init(collection: collection, id: id), label: label, attributes: attributes, contentType: contentType,
+                secret: Secret(bytes: FileFormatVectorTests.hexBytes(secretHex)), created: created, modified: modified)
+        }
     }
 
     struct Item: Decodable {
@@ -39,15 +71,17 @@ private let fileFormatVectorFiles = ["v1-two-items.vault", "v1-empty.vault", "v1
 
         var key: CredentialKey { CredentialKey(server: server, account: account, kind: ItemKind(rawValue: kind)!) }
         var info: CredentialInfo { CredentialInfo(key: key, label: label) }
-        var secret: [UInt8] {
-            var bytes: [UInt8] = []
-            var rest = Substring(secretHex)
-            while !rest.isEmpty {
-                bytes.append(UInt8(rest.prefix(2), radix: 16)!)
-                rest = rest.dropFirst(2)
-            }
-            return bytes
+        var secret: [UInt8] { FileFormatVectorTests.hexBytes(secretHex) }
+    }
+
+    static func hexBytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var rest = Substring(hex)
+        while !rest.isEmpty {
+            bytes.append(UInt8(rest.prefix(2), radix: 16)!)
+            rest = rest.dropFirst(2)
         }
+        return bytes
     }
 
     static let vectorDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
@@ -113,6 +147,13 @@ private let fileFormatVectorFiles = ["v1-two-items.vault", "v1-empty.vault", "v1
                     #expect(try store.load(CredentialKey(server: item.server, account: item.account, kind: kind)) == nil)
                 }
             }
+            // Version 2 also holds collections and Secret Service items; version 1 none.
+            let contents = try #require(try store.contents(), "\(file)")
+            #expect(contents.credentials.count == items.count, "\(file)")
+            let collections = vector.expect.collections ?? []
+            let serviceItems = vector.expect.serviceItems ?? []
+            #expect(contents.collections == Dictionary(uniqueKeysWithValues: collections.map { ($0.id, $0.value) }), "\(file)")
+            #expect(contents.items == Dictionary(uniqueKeysWithValues: serviceItems.map { ($0.value.reference, $0.value) }), "\(file)")
         } else {
             switch vector.expect.error {
             case "wrongPassphrase":

@@ -1,20 +1,80 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-/// The `dh-ietf1024-sha256-aes128-cbc-pkcs7` session. (Placeholder: helper H2 writes it.)
+import Crypto
+import CryptoExtras
+
+import struct Foundation.Data
+
+/// The `dh-ietf1024-sha256-aes128-cbc-pkcs7` session, as the freedesktop Secret Service
+/// specification and its clients (libsecret, Python SecretStorage) define it:
+///
+/// - `OpenSession`'s input is the client's public key y (big-endian bytes, any length up to
+///   128 significant bytes); the provider picks a private exponent x, answers g^x mod p
+///   (128 bytes, big-endian) in the Second Oakley Group (``OakleyGroup2``).
+/// - The shared secret is y^x mod p as 128 big-endian bytes; the AES-128 key is its
+///   HKDF-SHA256 with no salt and no info, 16 bytes.
+/// - Each secret is AES-128-CBC with PKCS#7 padding under a fresh random 16-byte IV; the
+///   `Secret` struct's parameters are the IV, its value the ciphertext.
+///
+/// Errors never carry secret bytes: one fixed line each.
 public struct DHTransferSession: TransferSession {
     public var algorithm: String { "dh-ietf1024-sha256-aes128-cbc-pkcs7" }
 
+    /// The AES-128 key both sides derived.
+    let key: SymmetricKey
+
+    private static let blockSize = 16
+
     /// The session and the provider's public key (128 bytes, big-endian) for a client's public key.
     public static func open(clientPublicKey: [UInt8]) throws(TransferSessionError) -> (DHTransferSession, [UInt8]) {
-        throw .notSupported("dh-ietf1024-sha256-aes128-cbc-pkcs7 is not written yet")
+        try open(clientPublicKey: clientPublicKey, privateKey: OakleyGroup2.makePrivateKey())
+    }
+
+    /// `open(clientPublicKey:)` with a given private exponent (128 bytes, big-endian): for tests.
+    static func open(clientPublicKey: [UInt8], privateKey: [UInt8]) throws(TransferSessionError) -> (DHTransferSession, [UInt8]) {
+        guard let peerKey = OakleyGroup2.validatedPeerKey(clientPublicKey) else {
+            throw .invalidArguments(
+                "the client's public key is not a key of the 1024-bit MODP group (\(clientPublicKey.count) bytes; 1 < y < p - 1 required)")
+        }
+        let shared = OakleyGroup2.sharedSecret(peerKey: peerKey, privateKey: privateKey)
+        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: 16)
+        return (DHTransferSession(key: key), OakleyGroup2.publicKey(privateKey: privateKey))
     }
 
     public func encrypt(_ secret: [UInt8]) throws(TransferSessionError) -> (parameters: [UInt8], value: [UInt8]) {
-        throw .notSupported("not written yet")
+        var generator = SystemRandomNumberGenerator()
+        let iv = RandomBytes.make(Self.blockSize, using: &generator)
+        let padding = Self.blockSize - secret.count % Self.blockSize
+        let padded = secret + [UInt8](repeating: UInt8(padding), count: padding)
+        do {
+            let value = try AES._CBC.encrypt(padded, using: key, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
+            return (iv, [UInt8](value))
+        } catch {
+            // Unreachable with a 16-byte IV and whole blocks; no secret in the message.
+            throw .invalidArguments("AES-CBC encryption failed")
+        }
     }
 
     public func decrypt(parameters: [UInt8], value: [UInt8]) throws(TransferSessionError) -> [UInt8] {
-        throw .notSupported("not written yet")
+        guard parameters.count == Self.blockSize else {
+            throw .invalidArguments("the secret's parameters must be a 16-byte IV, not \(parameters.count) bytes")
+        }
+        guard !value.isEmpty, value.count % Self.blockSize == 0 else {
+            throw .invalidArguments("the secret's value must be whole 16-byte AES blocks, not \(value.count) bytes")
+        }
+        let padded: [UInt8]
+        do {
+            padded = [UInt8](try AES._CBC.decrypt(value, using: key, iv: AES._CBC.IV(ivBytes: parameters), noPadding: true))
+        } catch {
+            throw .invalidArguments("the secret could not be decrypted")
+        }
+        // PKCS#7: the last byte n (1...16) and n bytes of value n. (No padding oracle to fear:
+        // the client that sent the secret holds the key.)
+        let padding = Int(padded[padded.count - 1])
+        guard padded.count == value.count, (1...Self.blockSize).contains(padding),
+            padded.suffix(padding).allSatisfy({ $0 == UInt8(padding) })
+        else { throw .invalidArguments("the secret's padding is not PKCS#7") }
+        return Array(padded.dropLast(padding))
     }
 }

@@ -18,6 +18,10 @@ package struct ByteWriter {
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
+    package mutating func append(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
     package mutating func append<C: Collection>(raw: C) where C.Element == UInt8 { bytes.append(contentsOf: raw) }
 
     /// A 32-bit length followed by the bytes.
@@ -55,6 +59,12 @@ package struct ByteReader {
         guard remaining >= 4 else { return nil }
         defer { offset += 4 }
         return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    package mutating func readUInt64() -> UInt64? {
+        guard remaining >= 8 else { return nil }
+        defer { offset += 8 }
+        return bytes[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     package mutating func readBytes(_ count: Int) -> ArraySlice<UInt8>? {

@@ -9,6 +9,11 @@ import Synchronization
 /// - Format: `VaultFileFormat` (versioned magic, scrypt parameters and salt in an
 ///   authenticated header, body sealed with AES-256-GCM). Names and labels are
 ///   encrypted too.
+/// - Contents: vault's own items (the ``SecureStore`` API sees these only) and, through
+///   ``VaultContentsStore``, the Secret Service items and collections. Every write reads the
+///   whole contents under the lock and writes them all back, so `save`, `remove` and
+///   `changePassphrase` keep the Secret Service items. The file is written at format
+///   version 1 while it holds no Secret Service item or collection, else at version 2.
 /// - Every read-modify-write holds an exclusive `flock` on `PATH.lock`, re-reads the
 ///   file under it and replaces it atomically, so concurrent processes lose no update
 ///   and a crash never leaves a half-written vault. The wait for the lock is bounded
@@ -31,7 +36,7 @@ import Synchronization
 ///   verifier (one HMAC), and when that does not vouch for it, by deriving the key from it
 ///   as without a cache, so a wrong or former passphrase never opens the vault. A kept key
 ///   that does not open the file is dropped and the passphrase asked for as usual.
-public final class EncryptedFileStore: SecureStore {
+public final class EncryptedFileStore: VaultContentsStore {
     /// The vault file.
     public let path: String
     /// The passphrase (once per instance) and the key cache.
@@ -48,9 +53,9 @@ public final class EncryptedFileStore: SecureStore {
         var keys: VaultKeys?
         /// The header and keys for a file this instance is about to create.
         var newFile: (header: VaultFileFormat.Header, keys: VaultKeys)?
-        /// The last file contents seen and their decoded items.
+        /// The last file contents seen and what they decoded to.
         var snapshotBytes: [UInt8]?
-        var snapshotItems: [CredentialKey: Credential] = [:]
+        var snapshotContents = VaultContents()
     }
 
     /// A store on the vault file at `path`.
@@ -95,8 +100,8 @@ public final class EncryptedFileStore: SecureStore {
     /// See ``SecureStore/save(_:)``.
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
-        try mutate { items throws(VaultError) in
-            items[key] = credential
+        try mutate { contents throws(VaultError) in
+            contents.credentials[key] = credential
             return true
         }
     }
@@ -109,8 +114,8 @@ public final class EncryptedFileStore: SecureStore {
             _ = try credential.key.validated()
             validated.append(credential)
         }
-        try mutate { items throws(VaultError) in
-            for credential in validated { items[credential.key] = credential }
+        try mutate { contents throws(VaultError) in
+            for credential in validated { contents.credentials[credential.key] = credential }
             return !validated.isEmpty
         }
     }
@@ -119,7 +124,7 @@ public final class EncryptedFileStore: SecureStore {
     /// file or no such item. Throws ``VaultError/wrongPassphrase`` or ``VaultError/corrupted(_:)`` for a file
     /// it cannot open. See ``SecureStore/load(_:)``.
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
-        try state.withLock { state throws(VaultError) in try currentItems(&state)?[key] }
+        try state.withLock { state throws(VaultError) in try currentContents(&state)?.credentials[key] }
     }
 
     /// Removes under the file lock, and writes only when the item was there; without a vault file it
@@ -127,12 +132,12 @@ public final class EncryptedFileStore: SecureStore {
     public func remove(_ key: CredentialKey) throws(VaultError) {
         // Nothing to remove without a file; do not create the directory or the lock file.
         guard FileOperations.exists(path) else { return }
-        try mutate { items throws(VaultError) in items.removeValue(forKey: key) != nil }
+        try mutate { contents throws(VaultError) in contents.credentials.removeValue(forKey: key) != nil }
     }
 
     /// Decrypts the file without the lock; empty when there is no file. See ``SecureStore/list(server:)``.
     public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
-        let items = try state.withLock { state throws(VaultError) in try currentItems(&state) ?? [:] }
+        let items = try state.withLock { state throws(VaultError) in try currentContents(&state)?.credentials ?? [:] }
         return items.values.filter { server == nil || $0.server == server }.map(\.info).sorted()
     }
 
@@ -144,7 +149,7 @@ public final class EncryptedFileStore: SecureStore {
     public func changePassphrase(to newPassphrase: Secret) throws(VaultError) {
         guard !newPassphrase.isEmpty else { throw .invalidInput("the new passphrase must not be empty") }
         try state.withLock { state throws(VaultError) in
-            guard try currentItems(&state, mayAsk: true) != nil, let current = state.header, let currentKeys = state.keys else {
+            guard try currentContents(&state, mayAsk: true) != nil, let current = state.header, let currentKeys = state.keys else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
             }
             // Opened with the cached key: a new passphrase still needs the current one.
@@ -157,11 +162,11 @@ public final class EncryptedFileStore: SecureStore {
             let lock = try takeLock()
             // A writer killed earlier may have left a full copy under the old passphrase.
             FileOperations.removeStaleTemporaryFiles(for: path)
-            guard let items = try currentItems(&state, mayAsk: false) else {
+            guard let contents = try currentContents(&state, mayAsk: false) else {
                 throw .invalidInput("the vault file at \(path) disappeared; nothing was changed")
             }
             let oldHeader = state.header
-            try write(items, header: header, keys: keys, state: &state)
+            try write(contents, header: header, keys: keys, state: &state)
             unlocker.remember(newPassphrase)
             if let oldHeader { keyCache?.cache.remove(KeyCachePolicy.name(path: path, header: oldHeader)) }
             unlocker.keep(keys.master, cacheName: KeyCachePolicy.name(path: path, header: header))
@@ -169,32 +174,49 @@ public final class EncryptedFileStore: SecureStore {
         }
     }
 
+    // MARK: - The whole contents (the Secret Service items too)
+
+    /// The contents now, nil without a file: read without the lock, decrypted only when the
+    /// file changed. See ``VaultContentsStore/contents()``.
+    public func contents() throws(VaultError) -> VaultContents? {
+        try state.withLock { state throws(VaultError) in try currentContents(&state) }
+    }
+
+    /// One read-modify-write under the file lock (creating the file when there is none),
+    /// written at version 1 while the contents ``VaultContents/fitsVersion1``, else at
+    /// version 2. Contents the file cannot hold (an invalid id, an item in a collection
+    /// that does not exist, a `login` collection record) are refused as `.invalidInput`
+    /// and nothing is written. See ``VaultContentsStore/modifyContents(_:)``.
+    public func modifyContents(_ change: (inout VaultContents) throws(VaultError) -> Bool) throws(VaultError) {
+        try mutate(change)
+    }
+
     // MARK: - Internals
 
     /// Runs a read-modify-write under the file lock; `change` returns whether it changed
     /// anything (nothing is written otherwise). The passphrase and the keys are settled
     /// before the lock is taken.
-    private func mutate(_ change: (inout [CredentialKey: Credential]) throws(VaultError) -> Bool) throws(VaultError) {
+    private func mutate(_ change: (inout VaultContents) throws(VaultError) -> Bool) throws(VaultError) {
         try state.withLock { state throws(VaultError) in
             let directory = FileOperations.directory(of: path)
             try PrivateDirectory.prepare(directory, what: "the vault directory")
             try prepareKeys(&state)
             let lock = try takeLock()
             FileOperations.removeStaleTemporaryFiles(for: path)
-            var items: [CredentialKey: Credential]
+            var contents: VaultContents
             let header: VaultFileFormat.Header
             let keys: VaultKeys
-            if let existing = try currentItems(&state, mayAsk: false), let knownHeader = state.header, let knownKeys = state.keys {
-                items = existing
+            if let existing = try currentContents(&state, mayAsk: false), let knownHeader = state.header, let knownKeys = state.keys {
+                contents = existing
                 header = knownHeader
                 keys = knownKeys
             } else {
-                items = [:]
+                contents = VaultContents()
                 (header, keys) = try newFileKeys(&state)
             }
-            if try change(&items) {
+            if try change(&contents) {
                 let created = state.newFile != nil && state.newFile?.header == header
-                try write(items, header: header, keys: keys, state: &state)
+                try write(contents, header: header, keys: keys, state: &state)
                 state.newFile = nil
                 if created { unlocker.keep(keys.master, cacheName: KeyCachePolicy.name(path: path, header: header)) }
             }
@@ -205,7 +227,7 @@ public final class EncryptedFileStore: SecureStore {
     /// Before the lock: opens the file as it is now (asking for the passphrase if needed),
     /// or, when there is none, asks for a new passphrase and derives the new file's keys.
     private func prepareKeys(_ state: inout State) throws(VaultError) {
-        if try currentItems(&state, mayAsk: true) == nil { _ = try newFileKeys(&state, mayAsk: true) }
+        if try currentContents(&state, mayAsk: true) == nil { _ = try newFileKeys(&state, mayAsk: true) }
     }
 
     /// The header and keys of a file to create: made once per instance, with the known
@@ -219,13 +241,13 @@ public final class EncryptedFileStore: SecureStore {
         return (header, keys)
     }
 
-    /// The items in the file now, or nil when there is no file. Decrypts only when the
+    /// The contents of the file now, or nil when there is no file. Decrypts only when the
     /// file's bytes differ from the last ones seen; finds keys (``KeyUnlocker``: the key
     /// cache, else the passphrase, asked again at a terminal after a refusal) only when its
     /// header differs. Without `mayAsk` it never asks for a passphrase (it holds the lock).
-    private func currentItems(_ state: inout State, mayAsk: Bool = true) throws(VaultError) -> [CredentialKey: Credential]? {
+    private func currentContents(_ state: inout State, mayAsk: Bool = true) throws(VaultError) -> VaultContents? {
         guard let bytes = try FileOperations.readPrivateFile(path) else { return nil }
-        if let seen = state.snapshotBytes, seen == bytes { return state.snapshotItems }
+        if let seen = state.snapshotBytes, seen == bytes { return state.snapshotContents }
         let header = try VaultFileFormat.parseHeader(bytes)
         let keys: VaultKeys
         let body: [UInt8]
@@ -252,12 +274,12 @@ public final class EncryptedFileStore: SecureStore {
             if error == .wrongPassphrase { forgetKeys(&state) }
             throw error
         }
-        let items = try ItemCodec.decode(body)
+        let contents = try ContentsCodec.decode(body, version: VaultFileFormat.formatVersion(of: bytes))
         state.header = header
         state.keys = keys
         state.snapshotBytes = bytes
-        state.snapshotItems = items
-        return items
+        state.snapshotContents = contents
+        return contents
     }
 
     private func forgetKeys(_ state: inout State) {
@@ -279,7 +301,7 @@ public final class EncryptedFileStore: SecureStore {
     public func cacheKey(lifetime: Int? = nil) throws(VaultError) -> Bool {
         guard let keyCache else { throw VaultError.invalidInput("the key cache is off").with(.enableKeyCache) }
         return try state.withLock { state throws(VaultError) in
-            guard try currentItems(&state, mayAsk: true) != nil, let header = state.header, let keys = state.keys else {
+            guard try currentContents(&state, mayAsk: true) != nil, let header = state.header, let keys = state.keys else {
                 throw .invalidInput("there is no vault file at \(path) yet; save an item first")
             }
             // A kept key alone never lengthens its own life: the passphrase is needed (given or asked).
@@ -307,9 +329,10 @@ public final class EncryptedFileStore: SecureStore {
     }
 
     private func write(
-        _ items: [CredentialKey: Credential], header: VaultFileFormat.Header, keys: VaultKeys, state: inout State
+        _ contents: VaultContents, header: VaultFileFormat.Header, keys: VaultKeys, state: inout State
     ) throws(VaultError) {
-        let sealed = try VaultFileFormat.seal(ItemCodec.encode(items), header: header, keys: keys)
+        let (version, body) = try ContentsCodec.encode(contents)
+        let sealed = try VaultFileFormat.seal(body, version: version, header: header, keys: keys)
         guard sealed.count <= FileOperations.maximumVaultSize else {
             throw .invalidInput("the vault would grow past \(FileOperations.maximumVaultSize >> 20) MiB; nothing was written")
         }
@@ -317,6 +340,6 @@ public final class EncryptedFileStore: SecureStore {
         state.header = header
         state.keys = keys
         state.snapshotBytes = sealed
-        state.snapshotItems = items
+        state.snapshotContents = contents
     }
 }

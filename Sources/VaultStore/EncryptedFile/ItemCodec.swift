@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-/// The plaintext body of a vault file: the items, padded to a multiple of 256 bytes so
+/// The plaintext body of a version 1 vault file (and the first section of a version 2
+/// body, ``ContentsCodec``): vault's own items, padded to a multiple of 256 bytes so
 /// the file size says little about its contents.
 ///
 /// ```
@@ -14,10 +15,26 @@ package enum ItemCodec {
     package static let padding = 256
 
     package static func encode(_ items: [CredentialKey: Credential]) -> [UInt8] {
-        let estimate = items.values.reduce(4) {
+        var writer = ByteWriter(capacity: estimatedSize(items) + padding)
+        append(items, to: &writer)
+        pad(&writer)
+        return writer.bytes
+    }
+
+    package static func decode(_ body: [UInt8]) throws(VaultError) -> [CredentialKey: Credential] {
+        var reader = ByteReader(body)
+        return try read(from: &reader, bodySize: body.count)
+    }
+
+    /// The unpadded size of the item section, about.
+    static func estimatedSize(_ items: [CredentialKey: Credential]) -> Int {
+        items.values.reduce(4) {
             $0 + 16 + $1.server.utf8.count + $1.account.utf8.count + $1.label.utf8.count + $1.secret.bytes.count
         }
-        var writer = ByteWriter(capacity: estimate + padding)
+    }
+
+    /// The item section (count and items, no padding), sorted by key.
+    static func append(_ items: [CredentialKey: Credential], to writer: inout ByteWriter) {
         writer.append(UInt32(items.count))
         for credential in items.values.sorted(by: { $0.key < $1.key }) {
             writer.append(kindCode(credential.key.kind))
@@ -26,14 +43,18 @@ package enum ItemCodec {
             writer.appendField(credential.label.utf8)
             writer.appendField(credential.secret.bytes)
         }
-        let pad = (padding - writer.bytes.count % padding) % padding
-        writer.append(raw: repeatElement(UInt8(0), count: pad))
-        return writer.bytes
     }
 
-    package static func decode(_ body: [UInt8]) throws(VaultError) -> [CredentialKey: Credential] {
-        var reader = ByteReader(body)
-        guard let count = reader.readUInt32(), Int(count) <= body.count / 16 else { throw malformed }
+    /// Zero bytes up to the next multiple of ``padding``.
+    static func pad(_ writer: inout ByteWriter) {
+        let pad = (padding - writer.bytes.count % padding) % padding
+        writer.append(raw: repeatElement(UInt8(0), count: pad))
+    }
+
+    /// Reads the item section at the reader's position; the count is bounded by the
+    /// whole body's size (`bodySize / 16`), as version 1 specifies.
+    static func read(from reader: inout ByteReader, bodySize: Int) throws(VaultError) -> [CredentialKey: Credential] {
+        guard let count = reader.readUInt32(), Int(count) <= bodySize / 16 else { throw malformed }
         var items: [CredentialKey: Credential] = [:]
         items.reserveCapacity(Int(count))
         for _ in 0..<count {
@@ -64,7 +85,7 @@ package enum ItemCodec {
         }
     }
 
-    private static func string(_ bytes: ArraySlice<UInt8>) -> String? { String(validating: bytes, as: UTF8.self) }
+    static func string(_ bytes: ArraySlice<UInt8>) -> String? { String(validating: bytes, as: UTF8.self) }
 
-    private static var malformed: VaultError { .corrupted("the decrypted contents are malformed") }
+    static var malformed: VaultError { .corrupted("the decrypted contents are malformed") }
 }

@@ -3,12 +3,13 @@
 
 import Crypto
 
-/// The on-disk layout of an encrypted vault file, version 1. All integers big-endian.
+/// The on-disk layout of an encrypted vault file, versions 1 and 2 (the same header; the
+/// body, ``ContentsCodec``, of version 2 adds the Secret Service items). All integers big-endian.
 ///
 /// ```
 /// offset size
 ///  0      8   magic  89 56 4C 54 0D 0A 1A 0A  ("\x89VLT\r\n\x1a\n")
-///  8      2   format version = 1
+///  8      2   format version = 1 or 2
 /// 10      1   KDF id (1 = scrypt)
 /// 11      1   log2 N
 /// 12      4   r
@@ -26,7 +27,10 @@ import Crypto
 /// every server, account, label and secret; nothing about the items is readable.
 package enum VaultFileFormat {
     static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
-    static let version: UInt16 = 1
+    /// The newest format version this vault reads and writes.
+    static let version: UInt16 = 2
+    /// The versions this vault reads.
+    static let readableVersions: ClosedRange<UInt16> = 1...2
     static let scryptID: UInt8 = 1
     static let aesGCMID: UInt8 = 1
     static let saltSize = 32
@@ -48,10 +52,10 @@ package enum VaultFileFormat {
         }
         var reader = ByteReader(file, offset: magic.count)
         guard let version = reader.readUInt16() else { throw truncated(file.count) }
-        guard version == Self.version else {
+        guard readableVersions.contains(version) else {
             if version > Self.version {
                 throw .unsupportedFormat(
-                    "the vault file has format version \(version); this vault reads version \(Self.version) only (upgrade vault)")
+                    "the vault file has format version \(version); this vault reads versions 1 and 2 only (upgrade vault)")
             }
             throw .unsupportedFormat("the vault file has an unknown format version \(version)")
         }
@@ -64,6 +68,11 @@ package enum VaultFileFormat {
         let kdf = KDFParameters(log2N: log2N, r: r, p: p)
         try kdf.checkReadable()
         return Header(kdf: kdf, salt: Array(salt))
+    }
+
+    /// The format version of a file ``parseHeader(_:)`` accepted.
+    static func formatVersion(of file: [UInt8]) -> UInt16 {
+        UInt16(file[magic.count]) << 8 | UInt16(file[magic.count + 1])
     }
 
     /// Checks the header MAC with `keys`, then opens the body.
@@ -85,8 +94,8 @@ package enum VaultFileFormat {
         }
     }
 
-    /// Seals `body` under `keys` with a fresh random nonce.
-    static func seal(_ body: [UInt8], header: Header, keys: VaultKeys) throws(VaultError) -> [UInt8] {
+    /// Seals `body` under `keys` with a fresh random nonce, as format `version`.
+    static func seal(_ body: [UInt8], version: UInt16, header: Header, keys: VaultKeys) throws(VaultError) -> [UInt8] {
         var writer = ByteWriter(capacity: headerSize + body.count + tagSize)
         writer.append(raw: magic)
         writer.append(version)
