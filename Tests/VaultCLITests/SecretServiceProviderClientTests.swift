@@ -36,7 +36,8 @@ import VaultTestSupport
             let lockedLookup = try await fixture.python(
                 "import secretstorage as s, sys; c = s.dbus_init()\n"
                     + "items = list(s.search_items(c, {'user': 'alice'}))\n"
-                    + "try:\n    items[0].get_secret(); print('read')\nexcept s.exceptions.LockedException:\n    print('locked')")
+                    + "try:\n    print(items[0].get_secret() and 'read' if items else 'no item found')\n"
+                    + "except s.exceptions.LockedException:\n    print('locked')")
             #expect(lockedLookup.out == "locked\n", "\(lockedLookup.out)\(lockedLookup.err)")
             // secret-tool search --unlock: the provider has the key (the passphrase file), so no prompt.
             let unlock = try await fixture.secretTool(["search", "--unlock", "user", "alice"])
