@@ -132,6 +132,26 @@ let jeepneyClient = #"""
         expect(slow_result[1] >= 3.0, 'the slow search took only %.2f s: it was not the slow one' % slow_result[1])
         print('quick %.3f slow %.3f' % (quick, slow_result[1]))
 
+    elif scenario == 'lock-signals':
+        from jeepney import MatchRule, message_bus
+        rule = MatchRule(type='signal', interface='org.freedesktop.DBus.Properties', member='PropertiesChanged', path=LOGIN.object_path)
+        conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=10)
+        properties = DBusAddress(LOGIN.object_path, bus_name='org.freedesktop.secrets', interface='org.freedesktop.DBus.Properties')
+        kind, body = call(conn, properties, 'Get', 'ss', ('org.freedesktop.Secret.Collection', 'Locked'))
+        expect(body == (('b', False),), 'Locked before: %r' % (body,))
+        with conn.filter(rule) as changed:
+            kind, body = call(conn, SERVICE, 'Lock', 'ao', ([LOGIN.object_path],))
+            expect(kind == 'ok' and body[0] == [LOGIN.object_path] and body[1] == '/', 'Lock: %r' % (body,))
+            signal = conn.recv_until_filtered(changed, timeout=10)
+        expect(signal.body[0] == 'org.freedesktop.Secret.Collection' and signal.body[1].get('Locked') == ('b', True), 'signal: %r' % (signal.body,))
+        kind, body = call(conn, properties, 'Get', 'ss', ('org.freedesktop.Secret.Collection', 'Locked'))
+        expect(body == (('b', True),), 'Locked after: %r' % (body,))
+        kind, body = call(conn, properties, 'Get', 'ss', ('org.freedesktop.Secret.Collection', 'Items'))
+        expect(body == (('ao', []),), 'Items while locked: %r' % (body,))
+        session = plain_session(conn)
+        kind, name = call(conn, LOGIN, 'CreateItem', 'a{sv}(oayays)b', (item_properties({'k': 'v'}), secret_struct(session, b'x'), True))
+        expect(name == 'org.freedesktop.Secret.Error.IsLocked', 'CreateItem while locked: %r' % (name,))
+
     else:
         print('FAIL unknown scenario')
         sys.exit(2)

@@ -34,6 +34,16 @@ struct RawClientTests {
         }
     }
 
+    @Test("Lock locks the vault, clients are told (PropertiesChanged), and locked calls fail with IsLocked")
+    func lockSignals() async throws {
+        let backing = MemoryBacking(VaultContents(), locked: false, keyCached: false)
+        try await withProvider(backing) { harness in
+            let result = try await harness.python(jeepneyClient, ["lock-signals"])
+            #expect(result.status == 0 && result.out.hasSuffix("ok\n"), "\(result.out) \(result.err)")
+            #expect(backing.isLocked)
+        }
+    }
+
     @Test("a client that leaves mid-call does not stop the provider")
     func leaveMidCall() async throws {
         let backing = MemoryBacking()

@@ -63,16 +63,24 @@ extension ProviderCore {
             ])
     }
 
+    /// The collection's properties. Reading them never unlocks: while the vault is locked a
+    /// collection clients saw before shows `Locked` and no items.
     func collectionProperties(_ id: String) async throws(ServiceFault) -> [(String, DBusValue)] {
         let path = ObjectPath.collectionPath(id)
+        let lockedView: [(String, DBusValue)] = [
+            ("Items", .objectPaths([])), ("Label", .string(id)), ("Locked", .boolean(true)), ("Created", .uint64(0)), ("Modified", .uint64(0)),
+        ]
+        let known = state.withLock { $0.knownCollections.contains(id) } || id == ServiceCollection.loginID
+        if backing.isLocked {
+            guard known else { throw .noSuchObject(path) }
+            return lockedView
+        }
         let model: ServiceModel
         do throws(ServiceFault) {
             model = try await self.model()
         } catch  where error == .isLocked {
-            guard state.withLock({ $0.knownCollections.contains(id) }) else { throw .noSuchObject(path) }
-            return [
-                ("Items", .objectPaths([])), ("Label", .string(id)), ("Locked", .boolean(true)), ("Created", .uint64(0)), ("Modified", .uint64(0)),
-            ]
+            guard known else { throw .noSuchObject(path) }
+            return lockedView
         }
         guard let collection = model.collection(id) else { throw .noSuchObject(path) }
         return [
