@@ -152,6 +152,30 @@ let jeepneyClient = #"""
         kind, name = call(conn, LOGIN, 'CreateItem', 'a{sv}(oayays)b', (item_properties({'k': 'v'}), secret_struct(session, b'x'), True))
         expect(name == 'org.freedesktop.Secret.Error.IsLocked', 'CreateItem while locked: %r' % (name,))
 
+    elif scenario == 'item-secrets':
+        from jeepney import MatchRule, message_bus
+        rule = MatchRule(type='signal', interface='org.freedesktop.Secret.Collection', member='ItemCreated', path=LOGIN.object_path)
+        conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=10)
+        session = plain_session(conn)
+        with conn.filter(rule) as created:
+            kind, body = call(conn, LOGIN, 'CreateItem', 'a{sv}(oayays)b', (item_properties({'app': 'raw'}), secret_struct(session, b'one'), False))
+            expect(kind == 'ok' and body[1] == '/', 'CreateItem: %r' % (body,))
+            signal = conn.recv_until_filtered(created, timeout=10)
+        path = body[0]
+        expect(signal.body == (path,), 'ItemCreated: %r' % (signal.body,))
+        item = DBusAddress(path, bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Item')
+        kind, body = call(conn, item, 'GetSecret', 'o', (session,))
+        expect(kind == 'ok' and body[0] == (session, b'', b'one', 'text/plain'), 'GetSecret: %r' % (body,))
+        kind, body = call(conn, item, 'SetSecret', '(oayays)', ((session, b'', b'\x00\xfftwo', 'application/octet-stream'),))
+        expect(kind == 'ok', 'SetSecret: %r' % (body,))
+        kind, body = call(conn, SERVICE, 'GetSecrets', 'aoo', ([path, ROOT + '/collection/login/nothing'], session))
+        expect(kind == 'ok' and body[0] == {path: (session, b'', b'\x00\xfftwo', 'application/octet-stream')}, 'GetSecrets: %r' % (body,))
+        kind, body = call(conn, SERVICE, 'Unlock', 'ao', ([path],))
+        expect(kind == 'ok' and body == ([path], '/'), 'Unlock while unlocked: %r' % (body,))
+        kind, body = call(conn, item, 'Delete')
+        expect(kind == 'ok' and body == ('/',), 'Delete: %r' % (body,))
+        expect(call(conn, item, 'GetSecret', 'o', (session,))[1] == 'org.freedesktop.Secret.Error.NoSuchObject', 'deleted')
+
     else:
         print('FAIL unknown scenario')
         sys.exit(2)

@@ -44,6 +44,28 @@ struct RawClientTests {
         }
     }
 
+    @Test("an item's secret in and out: CreateItem, GetSecret, SetSecret (binary), GetSecrets, Delete, ItemCreated")
+    func itemSecrets() async throws {
+        try await withProvider { harness in
+            let result = try await harness.python(jeepneyClient, ["item-secrets"])
+            #expect(result.status == 0 && result.out.hasSuffix("ok\n"), "\(result.out) \(result.err)")
+            #expect(harness.backing.current.items.isEmpty)
+        }
+    }
+
+    @Test("20 secret-tool lookups at once all get the secret")
+    func parallelLookups() async throws {
+        let backing = MemoryBacking(
+            VaultContents(credentials: [CredentialKey(server: "h", account: "a"): Credential(server: "h", account: "a", secret: Secret("many-pw"))]))
+        try await withProvider(backing) { harness in
+            let outputs = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<20 { group.addTask { try await harness.secretTool(["lookup", "user", "a", "server", "h"]).out } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outputs.count == 20 && outputs.allSatisfy { $0 == "many-pw" }, "\(outputs)")
+        }
+    }
+
     @Test("a client that leaves mid-call does not stop the provider")
     func leaveMidCall() async throws {
         let backing = MemoryBacking()
