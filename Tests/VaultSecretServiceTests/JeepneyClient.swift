@@ -121,15 +121,15 @@ let jeepneyClient = #"""
             slow_result.append(time.monotonic() - slow_started)
         thread = threading.Thread(target=slow_call)
         thread.start()
-        time.sleep(0.3)
+        time.sleep(1.0)
         started = time.monotonic()
         kind, body = call(conn, SERVICE, 'SearchItems', 'a{ss}', ({'k': 'v'},))
         quick = time.monotonic() - started
         expect(kind == 'ok', 'the quick search: %r' % (body,))
-        expect(quick < 2.0, 'the quick search waited %.2f s behind the slow one' % quick)
+        expect(quick < 3.0, 'the quick search waited %.2f s behind the slow one' % quick)
         thread.join(30)
         expect(len(slow_result) == 2 and slow_result[0][0] == 'ok', 'the slow search: %r' % (slow_result,))
-        expect(slow_result[1] >= 3.0, 'the slow search took only %.2f s: it was not the slow one' % slow_result[1])
+        expect(slow_result[1] >= 5.0, 'the slow search took only %.2f s: it was not the slow one' % slow_result[1])
         print('quick %.3f slow %.3f' % (quick, slow_result[1]))
 
     elif scenario == 'lock-signals':

@@ -89,7 +89,7 @@ struct RawClientTests {
     func concurrent() async throws {
         let backing = MemoryBacking()
         try await withProvider(backing) { harness in
-            backing.slowNextRead(.seconds(4))
+            backing.slowNextRead(.seconds(6))
             let result = try await harness.python(jeepneyClient, ["concurrent"])
             #expect(result.status == 0 && result.out.hasSuffix("ok\n"), "\(result.out) \(result.err)")
         }
