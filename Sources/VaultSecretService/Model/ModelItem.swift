@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Crypto
+import VaultStore
+
+/// One Secret Service item as clients see it: a vault ``Credential`` (in `login`, in the
+/// shape docs/secret-service.md describes) or a ``ServiceItem`` as it was stored.
+struct ModelItem: Sendable, Equatable {
+    enum Source: Sendable, Equatable {
+        case credential(CredentialKey)
+        case service(ServiceItem.Reference)
+    }
+
+    var collection: String
+    /// `[A-Za-z0-9_]+`: the last element of the object path.
+    var id: String
+    var source: Source
+    var label: String
+    var attributes: [String: String]
+    var contentType: String
+    var secret: Secret
+    var created: UInt64
+    var modified: UInt64
+
+    init(credential: Credential) {
+        collection = ServiceCollection.loginID
+        id = Self.id(for: credential.key)
+        source = .credential(credential.key)
+        label = credential.label
+        attributes = ServiceItemShape.attributes(for: credential.key)
+        contentType = "text/plain"
+        secret = credential.secret
+        created = 0
+        modified = 0
+    }
+
+    init(item: ServiceItem) {
+        collection = item.reference.collection
+        id = item.reference.id
+        source = .service(item.reference)
+        label = item.label
+        attributes = item.attributes
+        contentType = item.contentType
+        secret = item.secret
+        created = item.created
+        modified = item.modified
+    }
+
+    /// A credential's item id: `v` and 20 hex digits of the SHA-256 of its key, stable
+    /// across restarts and never one of the ids given to ``ServiceItem``s (`s…`).
+    static func id(for key: CredentialKey) -> String {
+        let digest = SHA256.hash(data: Array("\(key.kind.rawValue)\u{0}\(key.server)\u{0}\(key.account)".utf8))
+        return "v" + digest.prefix(10).map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    /// Whether every attribute of `query` is one of this item's (gnome-keyring's match).
+    func matches(_ query: [String: String]) -> Bool {
+        query.allSatisfy { attributes[$0.key] == $0.value }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

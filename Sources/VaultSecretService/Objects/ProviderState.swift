@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+/// What the provider remembers between calls, besides the vault's contents: the open
+/// sessions and prompts (each owned by the unique name that opened it), the callers' uids,
+/// the aliases and the collections clients last saw (to tell them about lock changes).
+struct ProviderState: Sendable {
+    struct OpenSession: Sendable {
+        var owner: String
+        var session: any TransferSession
+    }
+
+    var sessions: [Int: OpenSession] = [:]
+    var nextSession = 1
+    /// Open prompts: their owners.
+    var prompts: [Int: String] = [:]
+    var nextPrompt = 1
+    /// The uid behind each unique name that called.
+    var uids: [String: UInt32] = [:]
+    /// Alias -> collection id.
+    var aliases: [String: String] = ["default": "login", "login": "login"]
+    var knownCollections: [String] = ["login"]
+
+    /// Opens a session for `owner`, within the limits.
+    mutating func add(_ session: any TransferSession, owner: String) throws(ServiceFault) -> Int {
+        guard sessions.count < Limits.sessions else { throw .limitsExceeded("too many sessions are open") }
+        guard sessions.values.count(where: { $0.owner == owner }) < Limits.sessionsPerClient else {
+            throw .limitsExceeded("this client has \(Limits.sessionsPerClient) sessions open already")
+        }
+        let number = nextSession
+        nextSession += 1
+        sessions[number] = OpenSession(owner: owner, session: session)
+        return number
+    }
+
+    /// Opens a prompt for `owner`, within the limits.
+    mutating func addPrompt(owner: String) throws(ServiceFault) -> Int {
+        guard prompts.values.count(where: { $0 == owner }) < Limits.promptsPerClient else {
+            throw .limitsExceeded("this client has \(Limits.promptsPerClient) prompts open already")
+        }
+        let number = nextPrompt
+        nextPrompt += 1
+        prompts[number] = owner
+        return number
+    }
+
+    /// Forgets everything of a client that left the bus.
+    mutating func forget(_ client: String) {
+        sessions = sessions.filter { $0.value.owner != client }
+        prompts = prompts.filter { $0.value != client }
+        uids[client] = nil
+    }
+}

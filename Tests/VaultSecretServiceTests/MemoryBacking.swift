@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Synchronization
+import VaultSecretService
+import VaultStore
+
+/// A ``SecretServiceBacking`` in memory, for the provider's tests: contents, a lock state,
+/// whether the "key cache" can unlock, and an optional delay on every read and write (a
+/// slow disk).
+final class MemoryBacking: SecretServiceBacking {
+    struct State {
+        var contents = VaultContents()
+        var locked = false
+        var keyCached = true
+        var delay: Duration = .zero
+        /// A delay for the next read only.
+        var slowNext: Duration = .zero
+        var handlers: [@Sendable () -> Void] = []
+        var reads = 0
+    }
+
+    let state = Mutex(State())
+
+    init(_ contents: VaultContents = VaultContents(), locked: Bool = false, keyCached: Bool = true) {
+        state.withLock {
+            $0.contents = contents
+            $0.locked = locked
+            $0.keyCached = keyCached
+        }
+    }
+
+    var current: VaultContents { state.withLock { $0.contents } }
+
+    func setDelay(_ delay: Duration) { state.withLock { $0.delay = delay } }
+
+    /// Makes the next read take `delay`.
+    func slowNextRead(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
+
+    func contents() async throws(VaultError) -> VaultContents {
+        let delay = state.withLock { state in
+            defer { state.slowNext = .zero }
+            return state.delay + state.slowNext
+        }
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        let locked = state.withLock { $0.locked }
+        guard !locked else { throw .locked("the vault is locked") }
+        return state.withLock {
+            $0.reads += 1
+            return $0.contents
+        }
+    }
+
+    func modify(_ change: @escaping @Sendable (inout VaultContents) throws(VaultError) -> Bool) async throws(VaultError) {
+        let delay = state.withLock { $0.delay }
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        try state.withLock { (state) throws(VaultError) in
+            guard !state.locked else { throw .locked("the vault is locked") }
+            var copy = state.contents
+            if try change(&copy) { state.contents = copy }
+        }
+    }
+
+    var isLocked: Bool { state.withLock { $0.locked } }
+
+    func unlock() async -> Bool {
+        let (changed, locked) = state.withLock { state in
+            let was = state.locked
+            if state.keyCached { state.locked = false }
+            return (was != state.locked, state.locked)
+        }
+        if changed { notify() }
+        return !locked
+    }
+
+    func lock() async {
+        let changed = state.withLock { state in
+            defer { state.locked = true }
+            return !state.locked
+        }
+        if changed { notify() }
+    }
+
+    /// Locks (as `vault lock` does) and says whether the key cache may unlock again.
+    func setLocked(_ locked: Bool, keyCached: Bool) {
+        state.withLock {
+            $0.locked = locked
+            $0.keyCached = keyCached
+        }
+        notify()
+    }
+
+    func onLockChange(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.handlers.append(handler) } }
+
+    private func notify() {
+        for handler in state.withLock({ $0.handlers }) { handler() }
+    }
+}

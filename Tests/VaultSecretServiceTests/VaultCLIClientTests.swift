@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Testing
+import VaultStore
+
+/// `vault` itself (its libsecret backend) as a client of the provider.
+@Suite("Secret Service provider: vault --backend secret-service", .serialized)
+struct VaultCLIClientTests {
+    /// The `vault` built next to the test bundle (`swift build --build-tests` builds it for
+    /// VaultCLITests), or `VAULT_BIN`.
+    static let vaultPath: String = {
+        if let path = ProcessInfo.processInfo.environment["VAULT_BIN"] { return path }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("vault").path
+    }()
+
+    @Test(
+        "vault save, load, list and remove through the provider land in vault's own credentials",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: vaultPath), "needs the vault executable"))
+    func saveLoadListRemove() async throws {
+        try await withProvider { harness in
+            let server = "https://git.example.com:8443/repo.git"
+            let saved = try await harness.run(
+                Self.vaultPath, ["save", "--backend", "secret-service", "--server", server, "--account", "bob"], stdin: "cli-pw-3")
+            #expect(saved.status == 0, "\(saved.err)")
+            let key = CredentialKey(server: server, account: "bob")
+            #expect(harness.backing.current.credentials[key]?.secret == Secret("cli-pw-3"))
+            #expect(harness.backing.current.items.isEmpty)
+
+            let loaded = try await harness.run(Self.vaultPath, ["load", "--backend", "secret-service", "--server", server, "--account", "bob"])
+            #expect(loaded.status == 0 && loaded.out == "cli-pw-3", "\(loaded.out) \(loaded.err)")
+            let listed = try await harness.run(Self.vaultPath, ["list", "--backend", "secret-service"])
+            #expect(listed.status == 0 && listed.out.contains("bob") && listed.out.contains(server), "\(listed.out) \(listed.err)")
+            // What secret-tool stored in vault's shape, vault loads.
+            #expect(try await harness.secretTool(["store", "--label=r", "user", "relay", "server", "smtp.internal"], stdin: "relay-3").status == 0)
+            let relay = try await harness.run(
+                Self.vaultPath, ["load", "--backend", "secret-service", "--server", "smtp.internal", "--account", "relay"])
+            #expect(relay.out == "relay-3", "\(relay.err)")
+
+            let removed = try await harness.run(Self.vaultPath, ["remove", "--backend", "secret-service", "--server", server, "--account", "bob"])
+            #expect(removed.status == 0, "\(removed.err)")
+            #expect(harness.backing.current.credentials[key] == nil)
+            #expect(!harness.log.text.contains("cli-pw-3"))
+        }
+    }
+}
