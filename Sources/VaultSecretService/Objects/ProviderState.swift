@@ -20,6 +20,9 @@ struct ProviderState: Sendable {
     /// Alias -> collection id.
     var aliases: [String: String] = ["default": "login", "login": "login"]
     var knownCollections: [String] = ["login"]
+    /// When the log last said the vault is locked (seconds since 1970), so a client polling
+    /// a locked vault does not fill the log.
+    var lastLockedNotice: UInt64 = 0
 
     /// Opens a session for `owner`, within the limits.
     mutating func add(_ session: any TransferSession, owner: String) throws(ServiceFault) -> Int {
