@@ -9,8 +9,9 @@ import VaultStore
 /// The Secret Service (`org.freedesktop.secrets` on the user's session bus) served from a
 /// ``SecretServiceBacking``.
 ///
-/// Calls arrive on GDBus's worker thread and each runs in its own Task, so a slow backing
-/// call holds up no other client; only callers of the provider's own uid are served.
+/// Calls arrive on GDBus's worker thread and each runs in its own Task, after the same
+/// client's earlier calls (answered in order) but beside other clients' calls, so a slow
+/// backing call holds up no other client; only callers of the provider's own uid are served.
 /// Collections and items follow docs/secret-service.md: `login` (alias `default`) holds
 /// vault's own items in their keyring shape and the items clients stored there; other
 /// collections hold what clients stored in them.
@@ -55,7 +56,7 @@ public final class SecretServiceProvider: Sendable {
         let connection = try BusConnection(address: address)
         let core = ProviderCore(backing: backing, connection: connection, logger: logger)
         let filter = MessageFilter(
-            connection: connection, onCall: { call in Task { await core.handle(call) } },
+            connection: connection, onCall: { call in core.enqueue(call) },
             onClientGone: { name in core.state.withLock { $0.forget(name) } })
         filter.install()
         do throws(StartError) {

@@ -170,6 +170,12 @@ let jeepneyClient = #"""
         expect(kind == 'ok', 'SetSecret: %r' % (body,))
         kind, body = call(conn, SERVICE, 'GetSecrets', 'aoo', ([path, ROOT + '/collection/login/nothing'], session))
         expect(kind == 'ok' and body[0] == {path: (session, b'', b'\x00\xfftwo', 'application/octet-stream')}, 'GetSecrets: %r' % (body,))
+        # One client's calls are answered in order: the last of 20 pipelined writes wins.
+        for n in range(20):
+            conn.send(new_method_call(item, 'SetSecret', '(oayays)', ((session, b'', b'v%d' % n, 'text/plain'),)))
+        kind, body = call(conn, item, 'GetSecret', 'o', (session,))
+        expect(kind == 'ok' and body[0][2] == b'v19', 'after pipelined writes: %r' % (body,))
+        kind, body = call(conn, item, 'SetSecret', '(oayays)', ((session, b'', b'\x00\xfftwo', 'application/octet-stream'),))
         kind, body = call(conn, SERVICE, 'Unlock', 'ao', ([path],))
         expect(kind == 'ok' and body == ([path], '/'), 'Unlock while unlocked: %r' % (body,))
         kind, body = call(conn, item, 'Delete')

@@ -17,6 +17,9 @@ final class MemoryBacking: SecretServiceBacking {
         var delay: Duration = .zero
         /// A delay for the next read only.
         var slowNext: Duration = .zero
+        /// Up to this many milliseconds more on every write, at random (calls that race
+        /// finish in any order).
+        var jitter = 0
         var handlers: [@Sendable () -> Void] = []
         var reads = 0
     }
@@ -34,6 +37,9 @@ final class MemoryBacking: SecretServiceBacking {
     var current: VaultContents { state.withLock { $0.contents } }
 
     func setDelay(_ delay: Duration) { state.withLock { $0.delay = delay } }
+
+    /// Makes every write take up to `milliseconds` more, at random.
+    func setJitter(_ milliseconds: Int) { state.withLock { $0.jitter = milliseconds } }
 
     /// Makes the next read take `delay`.
     func slowNextRead(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
@@ -53,8 +59,9 @@ final class MemoryBacking: SecretServiceBacking {
     }
 
     func modify(_ change: @escaping @Sendable (inout VaultContents) throws(VaultError) -> Bool) async throws(VaultError) {
-        let delay = state.withLock { $0.delay }
-        if delay > .zero { try? await Task.sleep(for: delay) }
+        let (delay, jitter) = state.withLock { ($0.delay, $0.jitter) }
+        let wait = delay + .milliseconds(jitter > 0 ? Int.random(in: 0...jitter) : 0)
+        if wait > .zero { try? await Task.sleep(for: wait) }
         try state.withLock { (state) throws(VaultError) in
             guard !state.locked else { throw .locked("the vault is locked") }
             var copy = state.contents

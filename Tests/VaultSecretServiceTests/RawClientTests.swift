@@ -47,6 +47,7 @@ struct RawClientTests {
     @Test("an item's secret in and out: CreateItem, GetSecret, SetSecret (binary), GetSecrets, Delete, ItemCreated")
     func itemSecrets() async throws {
         try await withProvider { harness in
+            harness.backing.setJitter(40)
             let result = try await harness.python(jeepneyClient, ["item-secrets"])
             #expect(result.status == 0 && result.out.hasSuffix("ok\n"), "\(result.out) \(result.err)")
             #expect(harness.backing.current.items.isEmpty)

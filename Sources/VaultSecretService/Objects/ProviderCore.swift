@@ -81,7 +81,13 @@ final class ProviderCore: Sendable {
     /// The fault a backing error becomes (no secret is ever in a ``VaultError``).
     private func fault(_ error: VaultError) -> ServiceFault {
         if error.withoutRemedy.isLocked {
-            logger.notice("the vault is locked; run `vault unlock` so Secret Service clients can read it")
+            let now = Self.now()
+            let due = state.withLock { state in
+                guard now >= state.lastLockedNotice + 60 else { return false }
+                state.lastLockedNotice = now
+                return true
+            }
+            if due { logger.notice("the vault is locked; run `vault unlock` so Secret Service clients can read it") }
             return .isLocked
         }
         logger.error("the vault could not be read or written: \(error)")

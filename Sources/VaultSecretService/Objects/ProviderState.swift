@@ -20,6 +20,12 @@ struct ProviderState: Sendable {
     /// Alias -> collection id.
     var aliases: [String: String] = ["default": "login", "login": "login"]
     var knownCollections: [String] = ["login"]
+    /// When the log last said the vault is locked (seconds since 1970), so a client polling
+    /// a locked vault does not fill the log.
+    var lastLockedNotice: UInt64 = 0
+    /// The last call of each client, which its next call waits for: one client's calls are
+    /// answered in order, different clients' at once.
+    var lastCall: [String: Task<Void, Never>] = [:]
 
     /// Opens a session for `owner`, within the limits.
     mutating func add(_ session: any TransferSession, owner: String) throws(ServiceFault) -> Int {
@@ -49,5 +55,6 @@ struct ProviderState: Sendable {
         sessions = sessions.filter { $0.value.owner != client }
         prompts = prompts.filter { $0.value != client }
         uids[client] = nil
+        lastCall[client] = nil
     }
 }

@@ -7,6 +7,18 @@ import Glibc
 /// at the path, checks the arguments' types, runs the method, replies, then emits the
 /// signals the change causes.
 extension ProviderCore {
+    /// Answers `call` after the same client's earlier calls (from GDBus's worker thread:
+    /// returns at once).
+    func enqueue(_ call: IncomingCall) {
+        state.withLock { state in
+            let previous = state.lastCall[call.sender]
+            state.lastCall[call.sender] = Task {
+                await previous?.value
+                await self.handle(call)
+            }
+        }
+    }
+
     func handle(_ call: IncomingCall) async {
         do throws(ServiceFault) {
             if case .parent = ObjectPath(call.path, alias: { _ in nil }) {
