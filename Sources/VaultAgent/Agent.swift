@@ -178,8 +178,19 @@ public actor Agent: AgentServing {
     /// Whether the vault's key is not held now.
     public nonisolated var vaultIsLocked: Bool { vault.isLocked }
 
-    /// Drops the vault's keys, as `vault lock` makes the agent do.
-    public nonisolated func lockVault() { _ = lock() }
+    /// Drops the vault's keys, as `vault lock` makes the agent do, and forgets the key kept
+    /// in the key cache (what `vault lock` itself does), so the vault stays locked until
+    /// `vault unlock`: a Secret Service client's `Lock`.
+    public nonisolated func lockVault() {
+        if let file = vault.current()?.store as? EncryptedFileStore {
+            do throws(VaultError) {
+                try file.forgetCachedKey()
+            } catch {
+                configuration.logger.warning("the key cache could not forget the vault's key (\(error))")
+            }
+        }
+        _ = lock()
+    }
 
     /// Calls `handler` after every lock and unlock of the vault.
     public nonisolated func onVaultLockChange(_ handler: @escaping @Sendable () -> Void) { vault.observe(handler) }

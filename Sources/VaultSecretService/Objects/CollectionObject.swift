@@ -63,10 +63,12 @@ extension ProviderCore {
             ])
     }
 
-    /// The collection's properties. Reading them never unlocks: while the vault is locked a
-    /// collection clients saw before shows `Locked` and no items.
+    /// The collection's properties. While the vault is locked they try the key cache first
+    /// (so `vault unlock` shows at once); a collection clients saw before then shows `Locked`
+    /// and no items.
     func collectionProperties(_ id: String) async throws(ServiceFault) -> [(String, DBusValue)] {
         let path = ObjectPath.collectionPath(id)
+        if backing.isLocked { _ = await backing.unlock() }
         let lockedView: [(String, DBusValue)] = [
             ("Items", .objectPaths([])), ("Label", .string(id)), ("Locked", .boolean(true)), ("Created", .uint64(0)), ("Modified", .uint64(0)),
         ]

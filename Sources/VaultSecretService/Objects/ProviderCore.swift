@@ -87,7 +87,7 @@ final class ProviderCore: Sendable {
                 state.lastLockedNotice = now
                 return true
             }
-            if due { logger.notice("the vault is locked; run `vault unlock` so Secret Service clients can read it") }
+            if due { logger.warning("the vault is locked; run `vault unlock` so Secret Service clients can read it") }
             return .isLocked
         }
         logger.error("the vault could not be read or written: \(error)")
