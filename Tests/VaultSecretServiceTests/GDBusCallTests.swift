@@ -86,9 +86,13 @@ struct GDBusCallTests {
             #expect(
                 try await harness.gdbus(path, "org.freedesktop.DBus.Properties.Set", ["org.freedesktop.Secret.Item", "Created", "<uint64 5>"]).status
                     != 0)
-            // Attributes in vault's shape turn the item into a vault credential.
+            // Attributes in vault's shape, its schema included, turn the item into a vault credential.
             let shaped = try await harness.gdbus(
-                path, "org.freedesktop.DBus.Properties.Set", ["org.freedesktop.Secret.Item", "Attributes", "<{'user': 'u', 'server': 'h.internal'}>"])
+                path, "org.freedesktop.DBus.Properties.Set",
+                [
+                    "org.freedesktop.Secret.Item", "Attributes",
+                    "<{'user': 'u', 'server': 'h.internal', 'xdg:schema': 'org.gnome.keyring.NetworkPassword'}>",
+                ])
             #expect(shaped.status == 0, "\(shaped.err)")
             #expect(harness.backing.current.items.isEmpty)
             #expect(harness.backing.current.credentials[CredentialKey(server: "h.internal", account: "u")]?.secret == Secret("item-pw"))

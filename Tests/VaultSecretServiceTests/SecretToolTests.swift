@@ -38,7 +38,7 @@ struct SecretToolTests {
         }
     }
 
-    @Test("an item in vault's shape is a vault credential, and vault's credentials are found")
+    @Test("vault's credentials are found in their shape; secret-tool's items are kept with their own schema")
     func vaultShape() async throws {
         let backing = MemoryBacking(
             VaultContents(credentials: [
@@ -51,15 +51,13 @@ struct SecretToolTests {
 
             let stored = try await harness.secretTool(["store", "--label=Relay", "user", "relay", "server", "smtp.internal"], stdin: "relay-pw")
             #expect(stored.status == 0, "\(stored.err)")
-            let credential = try #require(harness.backing.current.credentials[CredentialKey(server: "smtp.internal", account: "relay")])
-            #expect(credential.secret == Secret("relay-pw") && credential.label == "Relay")
-            #expect(harness.backing.current.items.isEmpty)
-
-            // A URL server: git's shape.
-            let url = try await harness.secretTool(
-                ["store", "--label=git", "user", "bob", "server", "git.example.com", "protocol", "https", "object", "org/repo.git"], stdin: "git-pw")
-            #expect(url.status == 0, "\(url.err)")
-            #expect(harness.backing.current.credentials[CredentialKey(server: "https://git.example.com/org/repo.git", account: "bob")] != nil)
+            // secret-tool's items (no schema): kept as given, not turned into vault's.
+            #expect(harness.backing.current.credentials[CredentialKey(server: "smtp.internal", account: "relay")] == nil)
+            let relay = try #require(harness.backing.current.items.values.first { $0.attributes["user"] == "relay" })
+            #expect(relay.attributes == ["user": "relay", "server": "smtp.internal"], "as secret-tool gave them (it sends no schema)")
+            #expect(relay.secret == Secret("relay-pw") && relay.label == "Relay")
+            let again = try await harness.secretTool(["lookup", "user", "relay", "server", "smtp.internal"])
+            #expect(again.out == "relay-pw", "\(again.err)")
 
             let listed = try await harness.secretTool(["search", "--all", "user", "backup"])
             #expect(listed.out.contains("org.gnome.keyring.NetworkPassword"), "\(listed.out)")

@@ -25,8 +25,11 @@ struct ServiceItemShapeTests {
             ServiceItemShape.attributes(for: keys[0]) == [
                 "user": "backup", "server": "db.internal", "xdg:schema": "org.gnome.keyring.NetworkPassword",
             ])
+        // Only vault's own schema: a client's other schema is kept as the client gave it.
+        #expect(ServiceItemShape.credentialKey(for: ["user": "a", "server": "h", "xdg:schema": "org.freedesktop.Secret.Generic"]) == nil)
+        #expect(ServiceItemShape.credentialKey(for: ["user": "a", "server": "h"]) == nil)
         #expect(
-            ServiceItemShape.credentialKey(for: ["user": "a", "server": "h", "xdg:schema": "org.freedesktop.Secret.Generic"])
+            ServiceItemShape.credentialKey(for: ["user": "a", "server": "h", "xdg:schema": "org.gnome.keyring.NetworkPassword"])
                 == CredentialKey(server: "h", account: "a"))
         #expect(ServiceItemShape.credentialKey(for: ["user": "a", "server": "h", "xdg:schema": "org.example.Other"]) == nil)
         #expect(ServiceItemShape.credentialKey(for: ["user": "a"]) == nil)

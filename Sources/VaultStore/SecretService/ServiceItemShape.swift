@@ -15,16 +15,15 @@ public enum ServiceItemShape {
         return attributes
     }
 
-    /// The key whose item `attributes` is, exactly: its current shape (nothing more, nothing
-    /// less, `xdg:schema` aside) with no schema or one a vault item of that kind may carry
-    /// (a password: the network-password schema, `org.freedesktop.Secret.Generic` of
-    /// `secret-tool`, `org.git.Password`; other kinds: vault's own). Nil for any other set,
-    /// which the provider keeps as a ``ServiceItem``. The key is validated.
+    /// The key whose item `attributes` is, exactly: ``attributes(for:)`` of that key, its
+    /// `xdg:schema` included (what vault's own Secret Service backend writes). Nil for any
+    /// other set, which the provider keeps as a ``ServiceItem`` exactly as given, so a
+    /// client's schema is never rewritten (`secret-tool store`'s generic one stays). The key
+    /// is validated.
     public static func credentialKey(for attributes: [String: String]) -> CredentialKey? {
-        guard let (key, shape) = ItemShape.classify(attributes), shape == .current else { return nil }
-        var rest = attributes
-        rest["xdg:schema"] = nil
-        guard rest == ItemShape.storeAttributes(for: key) else { return nil }
+        guard let (key, shape) = ItemShape.classify(attributes), shape == .current, attributes == Self.attributes(for: key) else {
+            return nil
+        }
         return try? key.validated()
     }
 }
