@@ -71,6 +71,17 @@ public final class SecretServiceProvider: Sendable {
         logger.info("serving org.freedesktop.secrets on the session bus as \(connection.uniqueName)")
     }
 
+    /// Returns when the bus connection closes under a running provider (true: the bus went
+    /// away, as at the end of a `dbus-run-session`), or when ``stop()`` stopped it (false).
+    /// Looks twice a second.
+    public func waitUntilBusCloses() async -> Bool {
+        while true {
+            guard let connection = running.withLock({ $0?.core.connection }) else { return false }
+            if connection.isClosed { return true }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
     /// Releases the name, ends the sessions, closes the connection.
     public func stop() async {
         guard

@@ -81,24 +81,29 @@ struct ProviderFixture: Sendable {
     /// A private bus, a test directory with the passphrase file, and `body`; the bus is
     /// stopped afterwards (a provider `body` left running dies with it).
     static func with(_ body: (ProviderFixture) async throws -> Void) async throws {
+        try await withPrivateSessionBus { bus in try await with(bus: bus, body) }
+    }
+
+    /// A fixture on `bus`, which the caller stops (a test of the bus going away).
+    static func with(bus: PrivateSessionBus, _ body: (ProviderFixture) async throws -> Void) async throws {
         try await withTemporaryDirectory("vault-ss-provider") { directory in
-            try await withPrivateSessionBus { bus in
-                for sub in ["vault", "run"] {
-                    try FileManager.default.createDirectory(
-                        atPath: directory + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                }
-                let fixture = ProviderFixture(directory: directory, busAddress: bus.address)
-                _ = FileManager.default.createFile(
-                    atPath: fixture.passphraseFile, contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
-                try await body(fixture)
+            for sub in ["vault", "run"] {
+                try FileManager.default.createDirectory(
+                    atPath: directory + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
+            let fixture = ProviderFixture(directory: directory, busAddress: bus.address)
+            _ = FileManager.default.createFile(
+                atPath: fixture.passphraseFile, contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            try await body(fixture)
         }
     }
 
     /// `with`, and the provider started for `body`, stopped (SIGTERM, clean exit expected) afterwards.
-    static func withProvider(_ body: (ProviderFixture, ChildProcess) async throws -> Void) async throws {
+    static func withProvider(
+        extra: [String: String] = [:], _ body: (ProviderFixture, ChildProcess) async throws -> Void
+    ) async throws {
         try await with { fixture in
-            let agent = try await fixture.startProvider()
+            let agent = try await fixture.startProvider(extra: extra)
             do {
                 try await body(fixture, agent)
             } catch {

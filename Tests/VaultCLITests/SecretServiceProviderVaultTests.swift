@@ -19,9 +19,12 @@ import VaultTestSupport
 
             let store = try await fixture.secretTool(["store", "--label=bob", "user", "bob", "server", "h2.example.org"], stdin: "tool-stored-2")
             #expect(store.status == 0, "\(store.err)")
-            let load = try await fixture.vault(["load", "--server", "h2.example.org", "--account", "bob"])
+            // secret-tool's item keeps its generic schema, so it is not one of vault's file items:
+            // vault reads it through the Secret Service, as from any keyring.
+            let overTheBus = ["VAULT_BACKEND": "secret-service"]
+            let load = try await fixture.vault(["load", "--server", "h2.example.org", "--account", "bob"], extra: overTheBus)
             #expect(load.status == 0 && load.out == "tool-stored-2", "\(load.out)\(load.err)")
-            let list = try await fixture.vault(["list"])
+            let list = try await fixture.vault(["list"], extra: overTheBus)
             #expect(list.out.contains("h1.example.org") && list.out.contains("h2.example.org"), "\(list.out)\(list.err)")
 
             let remove = try await fixture.vault(["remove", "--server", "h1.example.org", "--account", "alice"])
@@ -129,6 +132,23 @@ import VaultTestSupport
             _ = try await fixture.vault(["lock"], extra: cache)
             try await fixture.stop(agent)
             #expect(!agent.output.contains("lock-secret-k") && !agent.output.contains(ProviderFixture.passphrase))
+        }
+    }
+
+    @Test("the bus going away (a dbus-run-session that ended) stops the provider cleanly, as on SIGTERM")
+    func busGoneStopsTheAgent() async throws {
+        let bus = try PrivateSessionBus.start()
+        var stopped = false
+        defer { if !stopped { bus.stop() } }
+        try await ProviderFixture.with(bus: bus) { fixture in
+            let agent = try await fixture.startProvider()
+            defer { agent.kill() }
+            bus.stop()
+            stopped = true
+            let result = try await agent.finishAsync(timeout: 30)
+            #expect(result.status == 0, "\(agent.output)")
+            #expect(agent.output.contains("the session bus closed: stopping"), "\(agent.output)")
+            #expect(access(fixture.directory + "/run/agent.sock", F_OK) != 0, "the agent's socket is removed")
         }
     }
 }

@@ -123,6 +123,13 @@ struct AgentCommand: AsyncParsableCommand {
         do throws(SecretServiceProvider.StartError) {
             try await provider.start()
             Terminal.note("serving org.freedesktop.secrets on the session bus")
+            // The bus gone (a dbus-run-session ended), the agent stops as on SIGTERM, as
+            // gnome-keyring-daemon does: it would otherwise outlive the session it served.
+            Task {
+                guard await provider.waitUntilBusCloses() else { return }
+                Terminal.note("the session bus closed: stopping")
+                kill(getpid(), SIGTERM)
+            }
             return true
         } catch {
             Terminal.note(error.description)

@@ -26,6 +26,9 @@ final class BusConnection: @unchecked Sendable {
 
     deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
 
+    /// Whether the connection has closed (the bus went away, or ``close()``).
+    var isClosed: Bool { g_dbus_connection_is_closed(pointer) != 0 }
+
     /// This connection's unique name on the bus.
     var uniqueName: String { g_dbus_connection_get_unique_name(pointer).map { String(cString: $0) } ?? "" }
 
