@@ -56,21 +56,8 @@ import VaultTestSupport
             }
             _ = FileManager.default.createFile(
                 atPath: directory + "/passphrase", contents: Data("activation passphrase 2b7e\n".utf8), attributes: [.posixPermissions: 0o600])
-            let configuration = """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig>
-                  <type>session</type>
-                  <listen>unix:path=\(directory)/bus</listen>
-                  <auth>EXTERNAL</auth>
-                  <servicedir>\(prefix)/share/dbus-1/services</servicedir>
-                  <policy context="default">
-                    <allow send_destination="*" eavesdrop="true"/>
-                    <allow eavesdrop="true"/>
-                    <allow own="*"/>
-                  </policy>
-                </busconfig>
-                """
+            let configuration = PrivateSessionBus.configuration(
+                socket: directory + "/bus", serviceDirectory: prefix + "/share/dbus-1/services")
             try configuration.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
             // The activated provider inherits the bus's environment: the file backend's settings.
             var environment = VaultProcess.baseEnvironment(home: directory + "/home")

@@ -12,22 +12,7 @@ struct OtherUserTests {
     /// A bus that lets every uid connect (a session bus never should; the provider must
     /// refuse such callers itself), with its socket reachable by `nobody`.
     private static func openBus(in directory: String) throws -> ChildProcess {
-        let configuration = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(directory)/bus</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow user="*"/>
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow receive_sender="*"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
+        let configuration = PrivateSessionBus.configuration(socket: "\(directory)/bus", everyUser: true)
         try configuration.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
         return try ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--nofork"])
     }

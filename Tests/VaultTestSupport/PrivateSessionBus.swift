@@ -20,24 +20,31 @@ public final class PrivateSessionBus: @unchecked Sendable {
         self.daemon = daemon
     }
 
+    /// A session bus's configuration listening at `socket`: no service directory unless
+    /// `serviceDirectory` names one (then D-Bus activates from there only); with
+    /// `everyUser`, every uid may connect (a session bus never should: for tests of a
+    /// service that must refuse other uids itself).
+    public static func configuration(socket: String, serviceDirectory: String? = nil, everyUser: Bool = false) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>\(serviceDirectory.map { "\n  <servicedir>\($0)</servicedir>" } ?? "")
+          <policy context="default">\(everyUser ? "\n    <allow user=\"*\"/>\n    <allow receive_sender=\"*\"/>" : "")
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
+    }
+
     /// Starts `dbus-daemon` and waits (at most 10 s) until it prints its address.
     public static func start() throws -> PrivateSessionBus {
         let directory = try TemporaryDirectory.make(prefix: "vault-bus")
-        let configuration = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(directory)/bus</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
-        try configuration.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
+        try configuration(socket: "\(directory)/bus").write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
         let addressFile = "\(directory)/address"
         let output = open(addressFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw CocoaError(.fileWriteUnknown) }
