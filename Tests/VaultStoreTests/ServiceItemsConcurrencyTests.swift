@@ -120,4 +120,36 @@ private typealias F = ServiceItemsFixtures
             #expect(try F.store(dir).contents()?.items.keys.map(\.id).sorted() == ["first", "second", "third"])
         }
     }
+
+    /// A write waiting for another process's lock holds up no reader of the same store (the
+    /// Secret Service's other clients are served from one store object).
+    @Test func aWriteWaitingForTheLockHoldsUpNoRead() throws {
+        try withTemporaryDirectory("vault-ss") { dir in
+            let store = EncryptedFileStore(
+                path: "\(dir)/vault.db", passphrase: .fixed(Secret(F.passphrase)), kdf: KDFParameters(log2N: 10), lockTimeout: .seconds(4))
+            try store.save(Credential(server: "seed", account: "a", secret: Secret("x")))
+            _ = try store.contents()
+            let other = try FileLock(path: store.lockPath, timeout: .seconds(5))  // another process's, in effect
+            let writing = DispatchSemaphore(value: 0)
+            let writeResult = Mutex<VaultError?>(nil)
+            Thread.detachNewThread {
+                do throws(VaultError) {
+                    try store.modifyContents(F.adding([F.item("login", "late")]))
+                } catch {
+                    writeResult.withLock { $0 = error }
+                }
+                writing.signal()
+            }
+            Thread.sleep(forTimeInterval: 0.5)  // the writer is waiting for the lock by now
+            let started = Date()
+            let read = try store.contents()
+            let load = try store.load(server: "seed", account: "a")
+            #expect(Date().timeIntervalSince(started) < 2, "a read waited for the stuck write")
+            #expect(read?.credentials.count == 1 && load?.secret == Secret("x"))
+            _ = consume other
+            #expect(writing.wait(timeout: .now() + 30) == .success)
+            #expect(writeResult.withLock { $0 } == nil, "the write went through once the lock was free")
+            #expect(try store.contents()?.items.count == 1)
+        }
+    }
 }

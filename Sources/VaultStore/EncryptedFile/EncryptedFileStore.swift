@@ -201,7 +201,13 @@ public final class EncryptedFileStore: VaultContentsStore {
             let directory = FileOperations.directory(of: path)
             try PrivateDirectory.prepare(directory, what: "the vault directory")
             try prepareKeys(&state)
-            let lock = try takeLock()
+        }
+        // The file lock is waited for outside the state's mutex: reads of this store
+        // (`contents()`, `load`, `list`, which need no lock) go on meanwhile, so one write
+        // stuck behind another process's lock holds up no reader (the Secret Service's
+        // other clients). Writers of this process still take turns: the lock is per open file.
+        let lock = try takeLock()
+        try state.withLock { state throws(VaultError) in
             FileOperations.removeStaleTemporaryFiles(for: path)
             var contents: VaultContents
             let header: VaultFileFormat.Header
@@ -220,8 +226,8 @@ public final class EncryptedFileStore: VaultContentsStore {
                 state.newFile = nil
                 if created { unlocker.keep(keys.master, cacheName: KeyCachePolicy.name(path: path, header: header)) }
             }
-            _ = consume lock
         }
+        _ = consume lock
     }
 
     /// Before the lock: opens the file as it is now (asking for the passphrase if needed),
