@@ -94,4 +94,23 @@ struct SecretToolTests {
             #expect(!harness.log.text.contains("locked-pw") && !harness.log.text.contains("other-pw"))
         }
     }
+
+    @Test("attributes are compared byte for byte: another normalization of a value neither finds nor clears an item")
+    func unicodeNormalization() async throws {
+        let composed = "caf\u{E9}"  // é as one code point
+        let decomposed = "cafe\u{301}"  // e + combining acute: equal to `composed` for Swift's ==
+        try await withProvider { harness in
+            let stored = try await harness.secretTool(["store", "--label=keep", "app", "x", "tag", composed], stdin: "keep-me")
+            #expect(stored.status == 0, "\(stored.err)")
+            let other = try await harness.secretTool(["lookup", "app", "x", "tag", decomposed])
+            #expect(other.status != 0 && other.out.isEmpty, "found with another normalization: \(other.out)")
+            _ = try await harness.secretTool(["clear", "app", "x", "tag", decomposed])
+            let kept = try await harness.secretTool(["lookup", "app", "x", "tag", composed])
+            #expect(kept.out == "keep-me", "cleared by a search in another normalization: \(kept.err)")
+            // Two names that differ only in normalization would merge into one: refused whole.
+            let merged = try await harness.secretTool(["store", "--label=two", composed, "a", decomposed, "b"], stdin: "two")
+            #expect(merged.status != 0, "\(merged.out)")
+            #expect(harness.backing.current.items.count == 1)
+        }
+    }
 }

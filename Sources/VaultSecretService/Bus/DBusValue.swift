@@ -62,11 +62,16 @@ indirect enum DBusValue: Sendable, Equatable {
         return items.compactMap(\.objectPath)
     }
 
-    /// The entries of an `a{ss}` (a repeated key: the last one).
+    /// The entries of an `a{ss}` (a repeated key: the last one). Nil when two keys differ
+    /// only in Unicode normalization: Swift's dictionary would merge them, silently losing
+    /// one attribute, so such a set is refused (InvalidArgs) rather than changed.
     var stringDictionary: [String: String]? {
         guard case .array("{ss}", let entries) = self else { return nil }
         var result: [String: String] = [:]
-        for case .dictEntry(.string(let key), .string(let value)) in entries { result[key] = value }
+        for case .dictEntry(.string(let key), .string(let value)) in entries {
+            if let index = result.index(forKey: key), !AttributeMatching.same(result[index].key, key) { return nil }
+            result[key] = value
+        }
         return result
     }
 

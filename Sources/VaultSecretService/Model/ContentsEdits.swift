@@ -20,7 +20,9 @@ extension VaultContents {
             credentials[key] = Credential(key: key, secret: secret, label: label)
             return (ModelItem.id(for: key), isNew)
         }
-        if replace, let existing = items.values.first(where: { $0.reference.collection == collection && $0.attributes == attributes }) {
+        if replace,
+            let existing = items.values.first(where: { $0.reference.collection == collection && AttributeMatching.equal($0.attributes, attributes) })
+        {
             var item = existing
             item.label = label
             item.contentType = contentType

@@ -54,9 +54,9 @@ struct ModelItem: Sendable, Equatable {
         return "v" + digest.prefix(10).map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
     }
 
-    /// Whether every attribute of `query` is one of this item's (gnome-keyring's match).
+    /// Whether every attribute of `query` is one of this item's, byte for byte (gnome-keyring's match).
     func matches(_ query: [String: String]) -> Bool {
-        query.allSatisfy { attributes[$0.key] == $0.value }
+        AttributeMatching.matches(attributes, query)
     }
 }
 
