@@ -40,11 +40,14 @@ let jeepneyClient = #"""
     conn = open_dbus_connection(bus='SESSION')
 
     if scenario == 'sessions':
-        paths = [plain_session(conn) for _ in range(64)]
-        expect(len(set(paths)) == 64, 'distinct sessions')
-        kind, name = call(conn, SERVICE, 'OpenSession', 'sv', ('plain', ('s', '')))
-        expect(kind == 'error' and name == 'org.freedesktop.DBus.Error.LimitsExceeded', 'the 65th session: %r' % (name,))
-        session = DBusAddress(paths[0], bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Session')
+        paths = [plain_session(conn) for _ in range(256)]
+        expect(len(set(paths)) == 256, 'distinct sessions')
+        # The 257th opens; the client's oldest session gives way (bounded, and a client
+        # that never closes its sessions keeps working).
+        newest = plain_session(conn)
+        oldest = DBusAddress(paths[0], bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Session')
+        expect(call(conn, oldest, 'Close')[1] == 'org.freedesktop.Secret.Error.NoSuchObject', 'the oldest session was closed')
+        session = DBusAddress(paths[2], bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Session')
         expect(call(conn, session, 'Close')[0] == 'ok', 'Close')
         expect(call(conn, session, 'Close')[1] == 'org.freedesktop.Secret.Error.NoSuchObject', 'Close twice')
         plain_session(conn)

@@ -8,7 +8,7 @@ import VaultStore
 
 @Suite("Secret Service provider: raw D-Bus clients", .serialized)
 struct RawClientTests {
-    @Test("sessions: per-client limit, Close, another client's session refused, unknown algorithm")
+    @Test("sessions: past the per-client bound the oldest closes; Close, another client's session refused, unknown algorithm")
     func sessions() async throws {
         try await withProvider { harness in
             let result = try await harness.python(jeepneyClient, ["sessions"])

@@ -2,10 +2,11 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 /// The bounds on what clients may ask of the provider; beyond them a call fails with
-/// `InvalidArgs` (sizes) or `LimitsExceeded` (counts) and the provider keeps serving.
+/// `InvalidArgs` (sizes) or `LimitsExceeded` (prompts), and the provider keeps serving.
+/// Sessions past their bounds close the oldest instead (``ProviderState/add(_:owner:)``).
 enum Limits {
-    static let sessionsPerClient = 64
-    static let sessions = 1024
+    static let sessionsPerClient = 256
+    static let sessions = 4096
     static let promptsPerClient = 16
     static let attributesPerItem = 256
     /// Bytes of one attribute name or value.

@@ -27,12 +27,14 @@ struct ProviderState: Sendable {
     /// answered in order, different clients' at once.
     var lastCall: [String: Task<Void, Never>] = [:]
 
-    /// Opens a session for `owner`, within the limits.
+    /// Opens a session for `owner`. At a bound the oldest session gives way: the client's
+    /// own (clients such as SecretStorage open one per call and close none until they leave
+    /// the bus), else, past the overall bound, the oldest of all. So the sessions held stay
+    /// bounded and a long-lived client keeps working, as it does with GNOME Keyring.
     mutating func add(_ session: any TransferSession, owner: String) throws(ServiceFault) -> Int {
-        guard sessions.count < Limits.sessions else { throw .limitsExceeded("too many sessions are open") }
-        guard sessions.values.count(where: { $0.owner == owner }) < Limits.sessionsPerClient else {
-            throw .limitsExceeded("this client has \(Limits.sessionsPerClient) sessions open already")
-        }
+        let own = sessions.filter { $0.value.owner == owner }.keys
+        if own.count >= Limits.sessionsPerClient, let oldest = own.min() { sessions[oldest] = nil }
+        if sessions.count >= Limits.sessions, let oldest = sessions.keys.min() { sessions[oldest] = nil }
         let number = nextSession
         nextSession += 1
         sessions[number] = OpenSession(owner: owner, session: session)

@@ -27,13 +27,18 @@ enum OakleyGroup2 {
     /// p, ready for exponentiation (its Montgomery constants are computed once).
     static let modulus = MontgomeryModulus(bigEndian: prime)
 
-    /// A fresh private exponent: 1023 random bits (below p), at least 2.
+    /// Bytes in a private exponent: 256 bits. The group gives about 80 bits of security, and
+    /// an exponent of twice the strength is enough (RFC 7919 §5.2, NIST SP 800-56A's
+    /// short exponents); a full 1023-bit one made every OpenSession four times slower
+    /// (each exponentiation runs over every bit of the exponent, in constant time).
+    static let privateKeyByteCount = 32
+
+    /// A fresh private exponent: 256 random bits, at least 2.
     static func makePrivateKey() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         while true {
-            var key = RandomBytes.make(byteCount, using: &generator)
-            key[0] &= 0x7F
-            if key.dropLast().contains(where: { $0 != 0 }) || key[byteCount - 1] > 1 { return key }
+            let key = RandomBytes.make(privateKeyByteCount, using: &generator)
+            if key.dropLast().contains(where: { $0 != 0 }) || key[privateKeyByteCount - 1] > 1 { return key }
         }
     }
 
