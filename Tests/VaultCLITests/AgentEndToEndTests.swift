@@ -94,7 +94,7 @@ import VaultTestSupport
             let kept = try await setup.vault(["token", "-v", setup.url, "alice"])
             #expect(kept.status == 0 && !kept.out.isEmpty, "\(kept.err)\n--- agent:\n\(agent.output)")
             #expect(kept.err.contains("agent: served the token"), "\(kept.err)")
-            #expect(setup.server.stats.logins == loginsBefore, "the kept account logged in again")
+            #expect(setup.server.stats.logins == loginsBefore, "the kept account logged in again; the agent's log:\n\(agent.output)")
             let unkept = try await setup.vault(["token", "-v", setup.url, "bob"], extra: ["VAULT_AGENT": "off"])
             #expect(unkept.status == 0 && !unkept.out.isEmpty, "\(unkept.err)")
             #expect(setup.server.stats.logins == loginsBefore + 1, "bob's refresh token died while idle: one silent re-login")
