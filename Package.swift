@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "VaultStore", targets: ["VaultStore"]),
         .library(name: "VaultAuth", targets: ["VaultAuth"]),
         .library(name: "VaultTesting", targets: ["VaultTesting"]),
+        // The fuzz targets, for the Fuzz package's libFuzzer binary (Scripts/fuzz).
+        .library(name: "VaultFuzzing", targets: ["VaultFuzzing"]),
         .executable(name: "vault", targets: ["vault"]),
         .executable(name: "vault-auth", targets: ["vault-auth"]),
         .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
@@ -161,6 +163,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Every parser of bytes that others control, with its invariant, as fuzz targets: run
+        // by libFuzzer (Fuzz/, Scripts/fuzz) and replayed over their corpora by VaultFuzzingTests.
+        .target(
+            name: "VaultFuzzing",
+            dependencies: ["VaultStore", "VaultAuth", "VaultEtcd", "VaultAgentProtocol", "GitCredential", "VaultSecretService"]
+        ),
         // For tests, vault's and other tools': the SecureStore and AccountLocking contracts,
         // a manual clock, fake transport, provider and key cache, a store that fails on cue.
         .target(name: "VaultTesting", dependencies: ["VaultStore", "VaultAuth"]),
@@ -191,6 +199,7 @@ let package = Package(
             dependencies: [
                 "VaultSecretService", "VaultStore", "VaultTesting", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
+        .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultTestSupport"]),
         .testTarget(
             name: "AuthServerTests",
             dependencies: ["AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

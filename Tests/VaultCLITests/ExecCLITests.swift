@@ -90,8 +90,9 @@ struct ExecCLITests {
             let targets = { (listing: String) in
                 listing.split(separator: "\n").map { $0.filter { !$0.isNumber } }.sorted()
             }
-            #expect(targets(viaVault.out) == targets(direct.out) && targets(direct.out).count == 3,
-                    "no descriptor of vault's leaks into the command: \(viaVault.out) against \(direct.out)")
+            #expect(
+                targets(viaVault.out) == targets(direct.out) && targets(direct.out).count == 3,
+                "no descriptor of vault's leaks into the command: \(viaVault.out) against \(direct.out)")
 
             let usage: [[String]] = [
                 ["exec", "--env", "S=alice@https://db.example.com", "/bin/true"],  // no --

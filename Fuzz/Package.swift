@@ -1,0 +1,15 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// The libFuzzer binary over vault's fuzz targets (Sources/VaultFuzzing). A package of its
+/// own because it only links with `-sanitize=fuzzer`, which supplies `main`: Scripts/fuzz
+/// builds it with `-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library`.
+let package = Package(
+    name: "vault-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "vault", path: "..")],
+    targets: [
+        .executableTarget(name: "vault-fuzz", dependencies: [.product(name: "VaultFuzzing", package: "vault")])
+    ],
+    swiftLanguageModes: [.v6]
+)

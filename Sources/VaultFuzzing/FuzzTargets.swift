@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+/// Every fuzz target, by name. Adding a parser that reads others' bytes means adding its
+/// target here, with a seed corpus in `Tests/Fuzz/Corpus/<name>/`.
+public enum FuzzTargets {
+    public static let all: [FuzzTarget] = [
+        AgentProtocolTargets.request,
+        AgentProtocolTargets.answer,
+    ]
+
+    /// The target called `name`, or nil.
+    public static func named(_ name: String) -> FuzzTarget? {
+        all.first { $0.name == name }
+    }
+}
