@@ -2,8 +2,8 @@
 import PackageDescription
 
 /// The libFuzzer binary over vault's fuzz targets (Sources/VaultFuzzing). A package of its
-/// own because it only links with `-sanitize=fuzzer`, which supplies `main`: Scripts/fuzz
-/// builds it with `-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library`.
+/// own because only it links libFuzzer (`-sanitize=fuzzer`), whose driver runs the targets: Scripts/fuzz
+/// builds it with `-Xswiftc -sanitize=fuzzer,address`.
 let package = Package(
     name: "vault-fuzz",
     platforms: [.macOS(.v15)],
