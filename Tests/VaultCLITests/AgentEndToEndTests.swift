@@ -40,6 +40,19 @@ import VaultTestSupport
             #expect(result.status == 0, "login \(account): \(result.err)")
         }
 
+        /// alice logged in to an encrypted vault file of the setup's directory, with the key cache
+        /// on for 60 s: the file backend's variables, and the passphrase's.
+        func loginToFileVault(passphrase: String) async throws -> (file: [String: String], given: [String: String]) {
+            var file = environment
+            file["VAULT_BACKEND"] = "file"
+            file["VAULT_FILE"] = directory + "/vault.db"
+            file["VAULT_KEY_CACHE_TTL"] = "60"
+            let given = ["VAULT_PASSPHRASE": passphrase]
+            let login = try await vault(["login", url, "alice"], stdin: AgentEndToEndTests.password, extra: file.merging(given) { $1 })
+            #expect(login.status == 0, "\(login.err)")
+            return (file, given)
+        }
+
         func startAgent(_ arguments: [String], extra: [String: String] = [:]) async throws -> ChildProcess {
             let agent = try ChildProcess(
                 VaultProcess.vaultPath, ["agent", "-v"] + arguments, environment: environment.merging(extra) { $1 }, stderr: .intoStdout)
@@ -191,13 +204,7 @@ import VaultTestSupport
     func lockDropsTheKeys() async throws {
         try await Self.with(accessTTL: 60) { setup in
             let passphrase = "agent lock passphrase 3c9d"
-            var file = setup.environment
-            file["VAULT_BACKEND"] = "file"
-            file["VAULT_FILE"] = setup.directory + "/vault.db"
-            file["VAULT_KEY_CACHE_TTL"] = "60"
-            let given = ["VAULT_PASSPHRASE": passphrase]
-            let login = try await setup.vault(["login", setup.url, "alice"], stdin: Self.password, extra: file.merging(given) { $1 })
-            #expect(login.status == 0, "\(login.err)")
+            let (file, given) = try await setup.loginToFileVault(passphrase: passphrase)
             let agent = try await setup.startAgent([], extra: file.merging(given) { $1 })
             defer { agent.kill() }
             let served = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
@@ -235,13 +242,7 @@ import VaultTestSupport
     func keyFollowsTheCache() async throws {
         try await Self.with(accessTTL: 60) { setup in
             let passphrase = "agent lease passphrase 51af"
-            var file = setup.environment
-            file["VAULT_BACKEND"] = "file"
-            file["VAULT_FILE"] = setup.directory + "/vault.db"
-            file["VAULT_KEY_CACHE_TTL"] = "60"
-            let given = ["VAULT_PASSPHRASE": passphrase]
-            let login = try await setup.vault(["login", setup.url, "alice"], stdin: Self.password, extra: file.merging(given) { $1 })
-            #expect(login.status == 0, "\(login.err)")
+            let (file, given) = try await setup.loginToFileVault(passphrase: passphrase)
             _ = try await setup.vault(["lock"], extra: file)
             let unlock = try await setup.vault(["unlock", "--ttl", "15"], extra: file.merging(given) { $1 })
             #expect(unlock.status == 0, "\(unlock.err)")
