@@ -7,6 +7,10 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         AgentProtocolTargets.request,
         AgentProtocolTargets.answer,
+        VaultFileTargets.file,
+        VaultContentsTargets.contents,
+        FleetTargets.parameters,
+        FleetTargets.envelope,
     ]
 
     /// The target called `name`, or nil.
