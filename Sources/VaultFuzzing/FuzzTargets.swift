@@ -11,6 +11,8 @@ public enum FuzzTargets {
         VaultContentsTargets.contents,
         FleetTargets.parameters,
         FleetTargets.envelope,
+        EtcdWireTargets.json,
+        GitCredentialTargets.message,
     ]
 
     /// The target called `name`, or nil.
