@@ -5,89 +5,89 @@ import Foundation
 
 /// The JSON shapes of etcd's v3 gateway (`/v3/...`, etcd 3.4 and later) that vault uses.
 /// Keys and values are base64; 64-bit integers are decimal strings.
-enum EtcdWire {
+package enum EtcdWire {
     /// One key-value pair of a range answer.
-    struct KeyValue: Decodable {
-        var key: String
-        var value: String?
-        var mod_revision: String?
-        var create_revision: String?
-        var version: String?
+    package struct KeyValue: Decodable {
+        package var key: String
+        package var value: String?
+        package var mod_revision: String?
+        package var create_revision: String?
+        package var version: String?
 
-        var keyBytes: [UInt8] { Array(Data(base64Encoded: key) ?? Data()) }
-        var valueBytes: [UInt8]? { value.map { Array(Data(base64Encoded: $0) ?? Data()) } ?? [] }
-        var modRevision: Int64 { Int64(mod_revision ?? "0") ?? 0 }
+        package var keyBytes: [UInt8] { Array(Data(base64Encoded: key) ?? Data()) }
+        package var valueBytes: [UInt8]? { value.map { Array(Data(base64Encoded: $0) ?? Data()) } ?? [] }
+        package var modRevision: Int64 { Int64(mod_revision ?? "0") ?? 0 }
     }
 
-    struct Header: Decodable {
-        var revision: String?
+    package struct Header: Decodable {
+        package var revision: String?
         /// The cluster's id, the same from every member (a decimal string).
-        var cluster_id: String?
+        package var cluster_id: String?
     }
 
     /// An answer and its header, both decoded in one pass over the JSON: the header of
     /// every answer says which cluster answered. A header that cannot be read is nil.
-    struct Headed<Body: Decodable>: Decodable {
-        var header: Header?
-        var body: Body
+    package struct Headed<Body: Decodable>: Decodable {
+        package var header: Header?
+        package var body: Body
 
         private enum CodingKeys: String, CodingKey { case header }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             header = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Header.self, forKey: .header)
             body = try Body(from: decoder)
         }
     }
 
-    struct RangeResponse: Decodable {
-        var header: Header?
-        var kvs: [KeyValue]?
-        var more: Bool?
+    package struct RangeResponse: Decodable {
+        package var header: Header?
+        package var kvs: [KeyValue]?
+        package var more: Bool?
     }
 
-    struct ResponseOp: Decodable {
-        var response_range: RangeResponse?
+    package struct ResponseOp: Decodable {
+        package var response_range: RangeResponse?
     }
 
-    struct TxnResponse: Decodable {
-        var header: Header?
-        var succeeded: Bool?
-        var responses: [ResponseOp]?
+    package struct TxnResponse: Decodable {
+        package var header: Header?
+        package var succeeded: Bool?
+        package var responses: [ResponseOp]?
     }
 
-    struct LeaseGrantResponse: Decodable {
-        var ID: String?
-        var TTL: String?
-        var error: String?
+    package struct LeaseGrantResponse: Decodable {
+        package var ID: String?
+        package var TTL: String?
+        package var error: String?
     }
 
-    struct KeepAliveResponse: Decodable {
-        struct Result: Decodable {
-            var ID: String?
-            var TTL: String?
+    package struct KeepAliveResponse: Decodable {
+        package struct Result: Decodable {
+            package var ID: String?
+            package var TTL: String?
         }
-        var result: Result?
+        package var result: Result?
     }
 
-    struct LockResponse: Decodable {
-        var key: String?
+    package struct LockResponse: Decodable {
+        package var key: String?
     }
 
-    struct AuthenticateResponse: Decodable {
-        var token: String?
+    package struct AuthenticateResponse: Decodable {
+        package var token: String?
     }
 
     /// The gateway's error body: a gRPC status code and message.
-    struct ErrorBody: Decodable {
-        var error: String?
-        var message: String?
-        var code: Int?
+    package struct ErrorBody: Decodable {
+        package var error: String?
+        package var message: String?
+        package var code: Int?
     }
 
-    struct Empty: Decodable {}
+    package struct Empty: Decodable {}
 
-    static func base64(_ bytes: some Collection<UInt8>) -> String { Data(bytes).base64EncodedString() }
-    static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+    package static func base64(_ bytes: some Collection<UInt8>) -> String { Data(bytes).base64EncodedString() }
+    package static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
 
     /// The end of the range of every key that starts with `prefix` (etcd's `--prefix`).
     static func prefixEnd(_ prefix: String) -> [UInt8] {

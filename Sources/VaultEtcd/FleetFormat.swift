@@ -26,7 +26,7 @@ import VaultStore
 /// The keys come from scrypt(passphrase, salt) through HKDF-SHA256, one per use: so the
 /// parameters record checks the passphrase, names hide servers and accounts, and a value
 /// moved to another key (or another prefix) fails authentication.
-enum FleetFormat {
+package enum FleetFormat {
     static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x45, 0x0D, 0x0A, 0x1A, 0x0A]
     static let version: UInt16 = 1
     static let signedSize = 53
@@ -34,18 +34,23 @@ enum FleetFormat {
     static let itemFormat: UInt8 = 1
 
     /// The parameters record's fields.
-    struct Parameters: Sendable, Equatable {
-        var kdf: KDFParameters
-        var salt: [UInt8]
+    package struct Parameters: Sendable, Equatable {
+        package var kdf: KDFParameters
+        package var salt: [UInt8]
+
+        package init(kdf: KDFParameters, salt: [UInt8]) {
+            self.kdf = kdf
+            self.salt = salt
+        }
     }
 
     /// The keys of one fleet store.
-    struct Keys: Sendable {
+    package struct Keys: Sendable {
         let parameters: SymmetricKey
         let items: SymmetricKey
         let names: SymmetricKey
 
-        init(master: SymmetricKey) {
+        package init(master: SymmetricKey) {
             func derive(_ info: String) -> SymmetricKey {
                 HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array(info.utf8), outputByteCount: 32)
             }
@@ -70,13 +75,13 @@ enum FleetFormat {
     }
 
     /// The whole record, signed under `keys` for the etcd key `recordKey`.
-    static func record(_ parameters: Parameters, keys: Keys, recordKey: String) -> [UInt8] {
+    package static func record(_ parameters: Parameters, keys: Keys, recordKey: String) -> [UInt8] {
         let signed = signedBytes(parameters)
         return signed + Array(HMAC<SHA256>.authenticationCode(for: signed + Array(recordKey.utf8), using: keys.parameters))
     }
 
     /// Reads a record's fields, refusing what this version cannot read (before any key is derived).
-    static func parse(_ record: [UInt8]) throws(VaultError) -> Parameters {
+    package static func parse(_ record: [UInt8]) throws(VaultError) -> Parameters {
         guard record.count >= magic.count + 2, Array(record[0..<magic.count]) == magic else {
             throw .unsupportedFormat("the etcd prefix holds something that is not vault's parameters record")
         }
@@ -98,7 +103,7 @@ enum FleetFormat {
     }
 
     /// True when `record`'s MAC verifies under `keys` (the passphrase is right and nothing was changed).
-    static func verify(_ record: [UInt8], keys: Keys, recordKey: String) -> Bool {
+    package static func verify(_ record: [UInt8], keys: Keys, recordKey: String) -> Bool {
         guard record.count == recordSize else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(
             record[signedSize...], authenticating: Array(record[0..<signedSize]) + Array(recordKey.utf8), using: keys.parameters)
@@ -148,9 +153,26 @@ enum FleetFormat {
 
     /// `credential` sealed for the etcd key `itemKey`.
     static func seal(_ credential: Credential, keys: Keys, itemKey: String) throws(VaultError) -> [UInt8] {
+        try seal(credential, keys: keys, itemKey: itemKey, nonce: AES.GCM.Nonce())
+    }
+
+    /// `credential` sealed for `itemKey` with the 12-byte `nonce` given: for the fuzz targets'
+    /// deterministic values only (a nonce must never repeat under one key).
+    package static func seal(_ credential: Credential, keys: Keys, itemKey: String, nonce: [UInt8]) throws(VaultError) -> [UInt8] {
+        let fixed: AES.GCM.Nonce
+        do {
+            fixed = try AES.GCM.Nonce(data: nonce)
+        } catch {
+            throw .invalidInput("a nonce is 12 bytes")
+        }
+        return try seal(credential, keys: keys, itemKey: itemKey, nonce: fixed)
+    }
+
+    private static func seal(_ credential: Credential, keys: Keys, itemKey: String, nonce: AES.GCM.Nonce) throws(VaultError) -> [UInt8] {
         do {
             let box = try AES.GCM.seal(
-                ItemCodec.encode([credential.key: credential]), using: keys.items, authenticating: Array(itemKey.utf8))
+                ItemCodec.encode([credential.key: credential]), using: keys.items, nonce: nonce,
+                authenticating: Array(itemKey.utf8))
             return [itemFormat] + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
         } catch {
             throw .backendUnavailable("encryption failed")
@@ -159,7 +181,7 @@ enum FleetFormat {
 
     /// Opens the value stored at `itemKey`; `.corrupted` when it was modified, sealed under
     /// another passphrase, or moved from another key.
-    static func open(_ value: [UInt8], keys: Keys, itemKey: String) throws(VaultError) -> Credential {
+    package static func open(_ value: [UInt8], keys: Keys, itemKey: String) throws(VaultError) -> Credential {
         guard value.count >= 1 + 12 + 16, value[0] == itemFormat else {
             throw .corrupted("the etcd value at \(itemKey) is not a vault item")
         }

@@ -7,6 +7,12 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         AgentProtocolTargets.request,
         AgentProtocolTargets.answer,
+        VaultFileTargets.file,
+        VaultContentsTargets.contents,
+        FleetTargets.parameters,
+        FleetTargets.envelope,
+        EtcdWireTargets.json,
+        GitCredentialTargets.message,
     ]
 
     /// The target called `name`, or nil.

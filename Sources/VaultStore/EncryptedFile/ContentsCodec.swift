@@ -11,10 +11,10 @@
 /// Contents that ``VaultContents/fitsVersion1`` are written as version 1, so a file stays
 /// readable by an older vault until it holds a Secret Service item, and goes back to
 /// version 1 when the last one is removed.
-enum ContentsCodec {
+package enum ContentsCodec {
     /// The format version and the padded body for `contents`; `.invalidInput` for contents
     /// a reader would refuse (``ServiceItemCodec/check(_:)``).
-    static func encode(_ contents: VaultContents) throws(VaultError) -> (version: UInt16, body: [UInt8]) {
+    package static func encode(_ contents: VaultContents) throws(VaultError) -> (version: UInt16, body: [UInt8]) {
         if contents.fitsVersion1 { return (1, ItemCodec.encode(contents.credentials)) }
         var writer = ByteWriter(
             capacity: ItemCodec.estimatedSize(contents.credentials) + ServiceItemCodec.estimatedSize(contents) + ItemCodec.padding)
@@ -26,7 +26,7 @@ enum ContentsCodec {
 
     /// The contents of a body of format `version` (1 or 2); whatever follows the last
     /// section (the padding) is ignored.
-    static func decode(_ body: [UInt8], version: UInt16) throws(VaultError) -> VaultContents {
+    package static func decode(_ body: [UInt8], version: UInt16) throws(VaultError) -> VaultContents {
         var reader = ByteReader(body)
         let credentials = try ItemCodec.read(from: &reader, bodySize: body.count)
         guard version >= 2 else { return VaultContents(credentials: credentials) }

@@ -34,7 +34,7 @@ package enum ItemCodec {
     }
 
     /// The item section (count and items, no padding), sorted by key.
-    static func append(_ items: [CredentialKey: Credential], to writer: inout ByteWriter) {
+    package static func append(_ items: [CredentialKey: Credential], to writer: inout ByteWriter) {
         writer.append(UInt32(items.count))
         for credential in items.values.sorted(by: { $0.key < $1.key }) {
             writer.append(kindCode(credential.key.kind))
@@ -46,7 +46,7 @@ package enum ItemCodec {
     }
 
     /// Zero bytes up to the next multiple of ``padding``.
-    static func pad(_ writer: inout ByteWriter) {
+    package static func pad(_ writer: inout ByteWriter) {
         let pad = (padding - writer.bytes.count % padding) % padding
         writer.append(raw: repeatElement(UInt8(0), count: pad))
     }

@@ -40,13 +40,18 @@ package enum VaultFileFormat {
     static let tagSize = 16
 
     /// What the header says, before any key is derived.
-    struct Header: Sendable, Equatable {
-        var kdf: KDFParameters
-        var salt: [UInt8]
+    package struct Header: Sendable, Equatable {
+        package var kdf: KDFParameters
+        package var salt: [UInt8]
+
+        package init(kdf: KDFParameters, salt: [UInt8]) {
+            self.kdf = kdf
+            self.salt = salt
+        }
     }
 
     /// Reads the unauthenticated header fields, refusing anything this version cannot read.
-    static func parseHeader(_ file: [UInt8]) throws(VaultError) -> Header {
+    package static func parseHeader(_ file: [UInt8]) throws(VaultError) -> Header {
         guard file.count >= magic.count, Array(file[0..<magic.count]) == magic else {
             throw .unsupportedFormat("not a vault file (the magic bytes are missing)")
         }
@@ -71,12 +76,12 @@ package enum VaultFileFormat {
     }
 
     /// The format version of a file ``parseHeader(_:)`` accepted.
-    static func formatVersion(of file: [UInt8]) -> UInt16 {
+    package static func formatVersion(of file: [UInt8]) -> UInt16 {
         UInt16(file[magic.count]) << 8 | UInt16(file[magic.count + 1])
     }
 
     /// Checks the header MAC with `keys`, then opens the body.
-    static func open(_ file: [UInt8], keys: VaultKeys) throws(VaultError) -> [UInt8] {
+    package static func open(_ file: [UInt8], keys: VaultKeys) throws(VaultError) -> [UInt8] {
         let signed = file[0..<macOffset]
         let mac = file[macOffset..<headerSize]
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: signed, using: keys.header) else {
@@ -96,6 +101,26 @@ package enum VaultFileFormat {
 
     /// Seals `body` under `keys` with a fresh random nonce, as format `version`.
     static func seal(_ body: [UInt8], version: UInt16, header: Header, keys: VaultKeys) throws(VaultError) -> [UInt8] {
+        try seal(body, version: version, header: header, keys: keys, nonce: AES.GCM.Nonce())
+    }
+
+    /// Seals `body` with the 12-byte `nonce` given: for the fuzz targets' deterministic
+    /// files only (a nonce must never repeat under one key; vault's writes draw a fresh one).
+    package static func seal(
+        _ body: [UInt8], version: UInt16, header: Header, keys: VaultKeys, nonce: [UInt8]
+    ) throws(VaultError) -> [UInt8] {
+        let fixed: AES.GCM.Nonce
+        do {
+            fixed = try AES.GCM.Nonce(data: nonce)
+        } catch {
+            throw .invalidInput("a nonce is \(nonceSize) bytes")
+        }
+        return try seal(body, version: version, header: header, keys: keys, nonce: fixed)
+    }
+
+    private static func seal(
+        _ body: [UInt8], version: UInt16, header: Header, keys: VaultKeys, nonce: AES.GCM.Nonce
+    ) throws(VaultError) -> [UInt8] {
         var writer = ByteWriter(capacity: headerSize + body.count + tagSize)
         writer.append(raw: magic)
         writer.append(version)
@@ -105,7 +130,6 @@ package enum VaultFileFormat {
         writer.append(header.kdf.p)
         writer.append(raw: header.salt)
         writer.append(aesGCMID)
-        let nonce = AES.GCM.Nonce()
         writer.append(raw: nonce.withUnsafeBytes { Array($0) })
         let mac = HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.header)
         writer.append(raw: mac.withUnsafeBytes { Array($0) })
