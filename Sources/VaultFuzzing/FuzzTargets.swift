@@ -7,6 +7,7 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         AgentProtocolTargets.request,
         AgentProtocolTargets.answer,
+        DHSessionTargets.session,
     ]
 
     /// The target called `name`, or nil.
