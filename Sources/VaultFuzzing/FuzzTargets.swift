@@ -8,6 +8,7 @@ public enum FuzzTargets {
         AgentProtocolTargets.request,
         AgentProtocolTargets.answer,
         DHSessionTargets.session,
+        SecretServiceTargets.call,
     ]
 
     /// The target called `name`, or nil.
