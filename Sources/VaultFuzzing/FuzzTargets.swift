@@ -9,6 +9,7 @@ public enum FuzzTargets {
         AgentProtocolTargets.answer,
         DHSessionTargets.session,
         SecretServiceTargets.call,
+        GVariantAttributeTargets.attributes,
     ]
 
     /// The target called `name`, or nil.
