@@ -13,6 +13,9 @@ public enum FuzzTargets {
         FleetTargets.envelope,
         EtcdWireTargets.json,
         GitCredentialTargets.message,
+        DHSessionTargets.session,
+        SecretServiceTargets.call,
+        GVariantAttributeTargets.attributes,
     ]
 
     /// The target called `name`, or nil.

@@ -76,7 +76,7 @@ public final class SecretServiceProvider: Sendable {
     /// Looks twice a second.
     public func waitUntilBusCloses() async -> Bool {
         while true {
-            guard let connection = running.withLock({ $0?.core.connection }) else { return false }
+            guard let connection = running.withLock({ $0?.filter.connection }) else { return false }
             if connection.isClosed { return true }
             try? await Task.sleep(for: .milliseconds(500))
         }
@@ -90,10 +90,11 @@ public final class SecretServiceProvider: Sendable {
             })
         else { return }
         let core = stopping.core
+        let connection = stopping.filter.connection
         stopping.filter.remove()
-        _ = core.connection.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ReleaseName", [.string(Self.busName)])
+        _ = connection.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ReleaseName", [.string(Self.busName)])
         core.state.withLock { $0.sessions.removeAll() }
-        core.connection.close()
+        connection.close()
     }
 
     private func claimName(_ connection: BusConnection) throws(StartError) {

@@ -4,7 +4,7 @@
 /// A D-Bus value as Swift sees it: what a method call's arguments become, and what a reply
 /// is built from (``GVariantCoding`` converts both ways). Only the types the Secret Service
 /// uses have cases; anything else a client sends (inside a variant) is ``unsupported(_:)``.
-indirect enum DBusValue: Sendable, Equatable {
+package indirect enum DBusValue: Sendable, Equatable {
     case string(String)
     case objectPath(String)
     case boolean(Bool)
@@ -39,7 +39,7 @@ indirect enum DBusValue: Sendable, Equatable {
     }
 
     /// An `a{ss}`.
-    static func stringDictionary(_ dictionary: [String: String]) -> DBusValue {
+    package static func stringDictionary(_ dictionary: [String: String]) -> DBusValue {
         .array(elementType: "{ss}", dictionary.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .string($0.value)) })
     }
 
@@ -65,7 +65,7 @@ indirect enum DBusValue: Sendable, Equatable {
     /// The entries of an `a{ss}` (a repeated key: the last one). Nil when two keys differ
     /// only in Unicode normalization: Swift's dictionary would merge them, silently losing
     /// one attribute, so such a set is refused (InvalidArgs) rather than changed.
-    var stringDictionary: [String: String]? {
+    package var stringDictionary: [String: String]? {
         guard case .array("{ss}", let entries) = self else { return nil }
         var result: [String: String] = [:]
         for case .dictEntry(.string(let key), .string(let value)) in entries {
@@ -76,7 +76,7 @@ indirect enum DBusValue: Sendable, Equatable {
     }
 
     /// The entries of an `a{sv}`, their variants opened (a repeated key: the last one).
-    var properties: [String: DBusValue]? {
+    package var properties: [String: DBusValue]? {
         guard case .array("{sv}", let entries) = self else { return nil }
         var result: [String: DBusValue] = [:]
         for case .dictEntry(.string(let key), .variant(let value)) in entries { result[key] = value }

@@ -5,10 +5,10 @@ import CGio
 
 /// Converts between ``DBusValue`` and GLib's `GVariant`, with the typed constructors
 /// (Swift cannot call the variadic `g_variant_new`).
-enum GVariantCoding {
+package enum GVariantCoding {
     /// A new floating `GVariant` holding `value` (sunk by whatever takes it: a message body,
     /// a container, `g_variant_ref_sink`).
-    static func variant(_ value: DBusValue) -> OpaquePointer {
+    package static func variant(_ value: DBusValue) -> OpaquePointer {
         switch value {
         case .string(let text): return g_variant_new_string(text)
         case .objectPath(let path): return g_variant_new_object_path(path)
@@ -34,7 +34,7 @@ enum GVariantCoding {
     }
 
     /// The value of `variant` (borrowed, not consumed).
-    static func value(_ variant: OpaquePointer) -> DBusValue {
+    package static func value(_ variant: OpaquePointer) -> DBusValue {
         let type = String(cString: g_variant_get_type_string(variant))
         switch type {
         case "s": return .string(String(cString: g_variant_get_string(variant, nil)))

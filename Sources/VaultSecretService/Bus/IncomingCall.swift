@@ -7,10 +7,11 @@ import Synchronization
 /// A method call a client made to one of the provider's objects, answered exactly once:
 /// by ``reply(_:)`` or ``fail(_:)`` (or, when the caller wants no reply, by neither).
 /// Holds the `GDBusMessage` until then.
-final class IncomingCall: @unchecked Sendable {
+package final class IncomingCall: @unchecked Sendable {
     // @unchecked: the message is locked (immutable) and only read; `answered` is guarded.
     private let message: OpaquePointer
-    private let connection: BusConnection
+    /// Where the answer goes: the connection (or, in the fuzz harness, a collector).
+    private let send: @Sendable (OpaquePointer) -> Void
     let sender: String
     let path: String
     let interface: String
@@ -20,9 +21,14 @@ final class IncomingCall: @unchecked Sendable {
     private let answered = Atomic<Bool>(false)
 
     /// Takes over `message` (one reference, released when the call is answered or dropped).
-    init(message: OpaquePointer, connection: BusConnection) {
+    convenience init(message: OpaquePointer, connection: BusConnection) {
+        self.init(message: message) { connection.send($0) }
+    }
+
+    /// Takes over `message`; the answer (a `GDBusMessage`, borrowed) goes to `send`.
+    package init(message: OpaquePointer, send: @escaping @Sendable (OpaquePointer) -> Void) {
         self.message = message
-        self.connection = connection
+        self.send = send
         sender = g_dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
         path = g_dbus_message_get_path(message).map { String(cString: $0) } ?? ""
         interface = g_dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
@@ -44,7 +50,7 @@ final class IncomingCall: @unchecked Sendable {
         let reply = g_dbus_message_new_method_reply(message)!
         defer { g_object_unref(UnsafeMutableRawPointer(reply)) }
         g_dbus_message_set_body(reply, GVariantCoding.variant(.tuple(values)))
-        connection.send(reply)
+        send(reply)
     }
 
     /// Answers with a D-Bus error.
@@ -52,6 +58,6 @@ final class IncomingCall: @unchecked Sendable {
         guard answered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         let reply = g_dbus_message_new_method_error_literal(message, fault.name, fault.message)!
         defer { g_object_unref(UnsafeMutableRawPointer(reply)) }
-        connection.send(reply)
+        send(reply)
     }
 }

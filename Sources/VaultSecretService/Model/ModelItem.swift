@@ -6,7 +6,7 @@ import VaultStore
 
 /// One Secret Service item as clients see it: a vault ``Credential`` (in `login`, in the
 /// shape docs/secret-service.md describes) or a ``ServiceItem`` as it was stored.
-struct ModelItem: Sendable, Equatable {
+package struct ModelItem: Sendable, Equatable {
     enum Source: Sendable, Equatable {
         case credential(CredentialKey)
         case service(ServiceItem.Reference)
@@ -49,7 +49,7 @@ struct ModelItem: Sendable, Equatable {
 
     /// A credential's item id: `v` and 20 hex digits of the SHA-256 of its key, stable
     /// across restarts and never one of the ids given to ``ServiceItem``s (`s…`).
-    static func id(for key: CredentialKey) -> String {
+    package static func id(for key: CredentialKey) -> String {
         let digest = SHA256.hash(data: Array("\(key.kind.rawValue)\u{0}\(key.server)\u{0}\(key.account)".utf8))
         return "v" + digest.prefix(10).map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
     }

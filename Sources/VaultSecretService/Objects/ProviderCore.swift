@@ -9,13 +9,20 @@ import VaultStore
 /// What every object handler shares: the backing, the connection (for signals), the
 /// remembered state, the log. Reading and changing the contents go through
 /// ``model(_:)`` and ``modify(_:)``, which try the key cache once when the vault is locked.
-final class ProviderCore: Sendable {
+package final class ProviderCore: Sendable {
     let backing: any SecretServiceBacking
-    let connection: BusConnection
+    /// The bus; nil in the fuzz harness, which emits no signals and registers its callers'
+    /// uids in ``state`` beforehand.
+    let connection: BusConnection?
     let logger: Logger
-    let state = Mutex(ProviderState())
+    package let state = Mutex(ProviderState())
 
-    init(backing: any SecretServiceBacking, connection: BusConnection, logger: Logger) {
+    /// A core with no bus, for the fuzz harness.
+    package convenience init(backing: any SecretServiceBacking, logger: Logger) {
+        self.init(backing: backing, connection: nil, logger: logger)
+    }
+
+    init(backing: any SecretServiceBacking, connection: BusConnection?, logger: Logger) {
         self.backing = backing
         self.connection = connection
         self.logger = logger
@@ -96,11 +103,11 @@ final class ProviderCore: Sendable {
 
     /// Emits a signal.
     func emit(_ path: String, _ interface: String, _ signal: String, _ arguments: [DBusValue]) {
-        connection.emit(path: path, interface: interface, signal: signal, arguments)
+        connection?.emit(path: path, interface: interface, signal: signal, arguments)
     }
 
     /// The collection id an alias names.
-    func alias(_ name: String) -> String? { state.withLock { $0.aliases[name] } }
+    package func alias(_ name: String) -> String? { state.withLock { $0.aliases[name] } }
 }
 
 /// Where a ``ProviderCore/modify(_:)`` change leaves its result.

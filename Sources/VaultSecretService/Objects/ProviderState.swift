@@ -4,7 +4,7 @@
 /// What the provider remembers between calls, besides the vault's contents: the open
 /// sessions and prompts (each owned by the unique name that opened it), the callers' uids,
 /// the aliases and the collections clients last saw (to tell them about lock changes).
-struct ProviderState: Sendable {
+package struct ProviderState: Sendable {
     struct OpenSession: Sendable {
         var owner: String
         var session: any TransferSession
@@ -16,7 +16,7 @@ struct ProviderState: Sendable {
     var prompts: [Int: String] = [:]
     var nextPrompt = 1
     /// The uid behind each unique name that called.
-    var uids: [String: UInt32] = [:]
+    package var uids: [String: UInt32] = [:]
     /// Alias -> collection id.
     var aliases: [String: String] = ["default": "login", "login": "login"]
     var knownCollections: [String] = ["login"]

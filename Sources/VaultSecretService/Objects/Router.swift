@@ -19,7 +19,7 @@ extension ProviderCore {
         }
     }
 
-    func handle(_ call: IncomingCall) async {
+    package func handle(_ call: IncomingCall) async {
         do throws(ServiceFault) {
             if case .parent = ObjectPath(call.path, alias: { _ in nil }) {
                 guard call.member == "Introspect", call.signature.isEmpty else {
@@ -45,9 +45,9 @@ extension ProviderCore {
             guard uid == getuid() else { throw .accessDenied }
             return
         }
-        let reply = connection.call(
+        let reply = connection?.call(
             "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser", [.string(sender)])
-        guard case .success(let values) = reply, case .uint32(let uid)? = values.first else { throw .accessDenied }
+        guard case .success(let values)? = reply, case .uint32(let uid)? = values.first else { throw .accessDenied }
         state.withLock { state in
             if state.uids.count > 4 * Limits.sessions { state.uids.removeAll() }
             state.uids[sender] = uid

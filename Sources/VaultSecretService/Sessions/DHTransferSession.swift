@@ -32,7 +32,7 @@ public struct DHTransferSession: TransferSession {
     }
 
     /// `open(clientPublicKey:)` with a given private exponent (128 bytes, big-endian): for tests.
-    static func open(clientPublicKey: [UInt8], privateKey: [UInt8]) throws(TransferSessionError) -> (DHTransferSession, [UInt8]) {
+    package static func open(clientPublicKey: [UInt8], privateKey: [UInt8]) throws(TransferSessionError) -> (DHTransferSession, [UInt8]) {
         guard let peerKey = OakleyGroup2.validatedPeerKey(clientPublicKey) else {
             throw .invalidArguments(
                 "the client's public key is not a key of the 1024-bit MODP group (\(clientPublicKey.count) bytes; 1 < y < p - 1 required)")

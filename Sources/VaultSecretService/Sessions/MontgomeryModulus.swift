@@ -12,7 +12,7 @@
 ///   the window is zero), the table entry picked by masking every entry, and a final
 ///   subtraction chosen by a mask. The exponent is the private key.
 /// - The modulus is public: setting up (`init`) may take branches on it.
-struct MontgomeryModulus: Sendable {
+package struct MontgomeryModulus: Sendable {
     /// The modulus, little-endian limbs below 2^32.
     let limbs: [UInt64]
     /// The modulus's length in bytes, as given: results are padded to it.
@@ -50,7 +50,7 @@ struct MontgomeryModulus: Sendable {
     /// base^exponent mod modulus, big-endian, padded to the modulus's byte count.
     /// `base` (big-endian, any length) must be below the modulus; `exponent` is big-endian of
     /// any length (its length, never its value, decides the running time).
-    func power(_ base: [UInt8], exponent: [UInt8]) -> [UInt8] {
+    package func power(_ base: [UInt8], exponent: [UInt8]) -> [UInt8] {
         let n = limbs.count
         let baseLimbs = Self.limbs(bigEndian: base, count: n)
         precondition(Self.compare(baseLimbs, limbs) < 0, "the base is below the modulus")

@@ -5,12 +5,12 @@
 /// p = 2^1024 − 2^960 − 1 + 2^64 × (⌊2^894 π⌋ + 129093) with generator 2, the group of the
 /// Secret Service's `dh-ietf1024-sha256-aes128-cbc-pkcs7` (libsecret's
 /// "ietf-ike-grp-modp-1024", SecretStorage's `DH_PRIME_1024`).
-enum OakleyGroup2 {
+package enum OakleyGroup2 {
     /// Bytes in a public key, a private key and the shared secret (big-endian, padded).
-    static let byteCount = 128
+    package static let byteCount = 128
 
     /// p, big-endian (checked against the RFC's formula and SecretStorage's constant by the tests).
-    static let prime: [UInt8] = [
+    package static let prime: [UInt8] = [
         0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xC9, 0x0F, 0xDA, 0xA2, 0x21, 0x68, 0xC2, 0x34,
         0xC4, 0xC6, 0x62, 0x8B, 0x80, 0xDC, 0x1C, 0xD1, 0x29, 0x02, 0x4E, 0x08, 0x8A, 0x67, 0xCC, 0x74,
         0x02, 0x0B, 0xBE, 0xA6, 0x3B, 0x13, 0x9B, 0x22, 0x51, 0x4A, 0x08, 0x79, 0x8E, 0x34, 0x04, 0xDD,
@@ -25,7 +25,7 @@ enum OakleyGroup2 {
     static let generator: [UInt8] = [2]
 
     /// p, ready for exponentiation (its Montgomery constants are computed once).
-    static let modulus = MontgomeryModulus(bigEndian: prime)
+    package static let modulus = MontgomeryModulus(bigEndian: prime)
 
     /// Bytes in a private exponent: 256 bits. The group gives about 80 bits of security, and
     /// an exponent of twice the strength is enough (RFC 7919 §5.2, NIST SP 800-56A's
@@ -51,7 +51,7 @@ enum OakleyGroup2 {
     /// number of leading zero bytes up to 129 bytes in all: GnuTLS-built libsecret adds one
     /// when the top bit is set), and 1 < y < p − 1 (refusing 0, 1 and p − 1, which would
     /// make the shared secret predictable, and p or more).
-    static func validatedPeerKey(_ bytes: [UInt8]) -> [UInt8]? {
+    package static func validatedPeerKey(_ bytes: [UInt8]) -> [UInt8]? {
         guard bytes.count <= byteCount + 1 else { return nil }
         let significant = bytes.drop(while: { $0 == 0 })
         guard significant.count <= byteCount else { return nil }
