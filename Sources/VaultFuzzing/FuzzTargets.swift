@@ -7,6 +7,12 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         AgentProtocolTargets.request,
         AgentProtocolTargets.answer,
+        OAuthResponseTargets.tokenResponse,
+        OAuthResponseTargets.error,
+        DiscoveryTargets.deviceAuthorization,
+        DiscoveryTargets.discovery,
+        IDTokenTargets.idToken,
+        LoopbackTargets.request,
     ]
 
     /// The target called `name`, or nil.
