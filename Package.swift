@@ -167,7 +167,11 @@ let package = Package(
         // by libFuzzer (Fuzz/, Scripts/fuzz) and replayed over their corpora by VaultFuzzingTests.
         .target(
             name: "VaultFuzzing",
-            dependencies: ["VaultStore", "VaultAuth", "VaultEtcd", "VaultAgentProtocol", "GitCredential", "VaultSecretService"]
+            dependencies: [
+                "VaultStore", "VaultAuth", "VaultEtcd", "VaultAgentProtocol", "GitCredential", "VaultSecretService",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // For tests, vault's and other tools': the SecureStore and AccountLocking contracts,
         // a manual clock, fake transport, provider and key cache, a store that fails on cue.

@@ -85,7 +85,7 @@ extension TokenSet {
         var idToken: String?
     }
 
-    func encoded() -> Secret {
+    package func encoded() -> Secret {
         let stored = Stored(
             accessToken: accessToken.utf8String ?? "", accessTokenExpiry: accessTokenExpiry.timeIntervalSince1970,
             refreshToken: refreshToken?.utf8String, refreshTokenExpiry: refreshTokenExpiry?.timeIntervalSince1970,
@@ -93,7 +93,7 @@ extension TokenSet {
         return Secret(bytes: Array((try? JSONEncoder().encode(stored)) ?? Data()))
     }
 
-    init?(encoded secret: Secret) {
+    package init?(encoded secret: Secret) {
         guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(secret.bytes)) else { return nil }
         self.init(
             accessToken: Secret(stored.accessToken),

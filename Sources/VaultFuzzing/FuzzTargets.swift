@@ -16,6 +16,12 @@ public enum FuzzTargets {
         DHSessionTargets.session,
         SecretServiceTargets.call,
         GVariantAttributeTargets.attributes,
+        OAuthResponseTargets.tokenResponse,
+        OAuthResponseTargets.error,
+        DiscoveryTargets.deviceAuthorization,
+        DiscoveryTargets.discovery,
+        IDTokenTargets.idToken,
+        LoopbackTargets.request,
     ]
 
     /// The target called `name`, or nil.

@@ -158,9 +158,9 @@ private struct RefusedPeer: Error {}
 
 /// The state shared by the listener's connections: the expected `state`, the start link and
 /// its cookie, whether the link was used and a result taken, and the waiter.
-final class CallbackInbox: Sendable {
+package final class CallbackInbox: Sendable {
     /// How the sign-in ended.
-    enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The redirect was accepted.
         case callback(AuthorizationCallback)
         /// The start link was fetched twice, or a redirect came without the link's cookie.
@@ -180,21 +180,28 @@ final class CallbackInbox: Sendable {
 
     let expectedState: String
     /// The random path segment of the start link.
-    let startToken = AuthorizationSecrets.random()
+    let startToken: String
     /// The cookie the start link sets and the redirect must bring back.
-    let cookieValue = AuthorizationSecrets.random()
+    let cookieValue: String
     /// How the pages name the program.
     let names: SignInPageNames
     private let refused: @Sendable (RefusedConnection) -> Void
     private let state = Mutex(State())
 
-    init(state: String, names: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }) {
+    /// An inbox for the redirect carrying `state`; `startToken` and `cookieValue` are random
+    /// unless given (the loopback-request fuzz target fixes them, to reach past the cookie).
+    package init(
+        state: String, names: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in },
+        startToken: String? = nil, cookieValue: String? = nil
+    ) {
         expectedState = state
+        self.startToken = startToken ?? AuthorizationSecrets.random()
+        self.cookieValue = cookieValue ?? AuthorizationSecrets.random()
         self.names = names
         self.refused = refused
     }
 
-    func setPort(_ port: Int, authorizationURL: URL) {
+    package func setPort(_ port: Int, authorizationURL: URL) {
         state.withLock {
             $0.port = port
             $0.authorizationURL = authorizationURL
@@ -243,6 +250,13 @@ final class CallbackInbox: Sendable {
     }
 
     func close() { state.withLock { $0.closed = true } }
+
+    /// The result taken so far, released or not; nil while none is.
+    package var taken: Outcome? { state.withLock { $0.result } }
+
+    /// The handler that answers one connection's request for this inbox (the listener adds
+    /// it after NIO's HTTP server pipeline; so does the loopback-request fuzz target).
+    package func makeHandler() -> any ChannelHandler { CallbackHandler(inbox: self) }
 
     func next() async -> Outcome {
         await withCheckedContinuation { continuation in

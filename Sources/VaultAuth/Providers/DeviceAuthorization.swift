@@ -8,7 +8,7 @@ import VaultStore
 /// device in elsewhere, and how the device polls.
 public struct DeviceAuthorization: Sendable, Equatable {
     /// The code the device polls with; a credential, never shown.
-    let deviceCode: String
+    package let deviceCode: String
     /// The code the person types, exactly as the server sent it.
     public let userCode: String
     /// Where the person goes.

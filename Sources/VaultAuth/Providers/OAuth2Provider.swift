@@ -259,7 +259,7 @@ public struct OAuth2Provider: AuthProvider {
     }
 
     /// The longest `expires_in` accepted: ten years.
-    static let maximumLifetime: Double = 10 * 366 * 86_400
+    package static let maximumLifetime: Double = 10 * 366 * 86_400
 
     /// `expires_in` in seconds: a number, or a string of digits (some servers quote it);
     /// 3600 when absent (RFC 6749 §5.1 only recommends it). Anything else, zero, negative
@@ -290,7 +290,7 @@ public struct OAuth2Provider: AuthProvider {
     }
 
     /// The error for a non-2xx response of `endpoint` (RFC 6749 §5.2; RFC 7009 and RFC 8628 use the same errors).
-    static func classify(_ response: HTTPResponse, endpoint: String = "the token endpoint") -> AuthError {
+    package static func classify(_ response: HTTPResponse, endpoint: String = "the token endpoint") -> AuthError {
         if let redirect = RedirectRule.refusal(response, what: endpoint == "the token endpoint" ? "the token request" : "a request to \(endpoint)") {
             return redirect
         }

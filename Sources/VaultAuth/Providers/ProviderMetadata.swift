@@ -80,7 +80,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         return [openID, components.url].compactMap { $0 }
     }
 
-    static func parse(_ response: HTTPResponse, expectedIssuer: String) throws(AuthError) -> ProviderMetadata {
+    package static func parse(_ response: HTTPResponse, expectedIssuer: String) throws(AuthError) -> ProviderMetadata {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
             throw .server(status: response.status, message: "the provider's metadata is not a JSON object")
         }

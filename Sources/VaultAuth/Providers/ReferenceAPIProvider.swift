@@ -114,7 +114,7 @@ public struct ReferenceAPIProvider: AuthProvider {
     }
 
     /// The error for a non-2xx answer of the reference API.
-    static func classify(_ response: HTTPResponse, what: String) -> AuthError {
+    package static func classify(_ response: HTTPResponse, what: String) -> AuthError {
         if let redirect = RedirectRule.refusal(response, what: "the \(what) request") { return redirect }
         let message = ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["message"] as? String
         let shown = message.map { TextEscaping.escaped(String($0.prefix(200))) } ?? "no error message"

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import VaultAuth
+
+/// What the sign-in targets share: a transport that answers every request with fixed bytes,
+/// a clock that stands still, and a way to run VaultAuth's async parsers from a synchronous
+/// fuzz target without the shared concurrency pool.
+
+/// A transport whose every response is `response`: the fuzzer's bytes as a server's answer.
+struct FixedTransport: HTTPTransport {
+    let response: HTTPResponse
+
+    init(status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8]) {
+        response = HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse { response }
+}
+
+/// A clock that always reads `date`, so a target is deterministic.
+struct FixedClock: AuthClock {
+    let date: Date
+    func now() -> Date { date }
+}
+
+/// The fixed "now" of the sign-in targets: 2026-01-01T00:00:00Z.
+let fuzzNow = Date(timeIntervalSince1970: 1_767_225_600)
+
+/// Runs async code to completion from synchronous code.
+///
+/// The task prefers a task executor of its own, one thread that runs its jobs (and, by
+/// SE-0417, the jobs of the default actors it calls), so waiting for it never waits on the
+/// shared cooperative pool: safe from a libFuzzer callback and from a `swift test` case
+/// that itself runs on that pool. Fuzz targets use it only with transports that answer at
+/// once; the wait is still bounded, and running out of it is reported as a hang.
+enum AsyncRunner {
+    /// The longest wait for one input, generous for a loaded machine.
+    static let limit: DispatchTimeInterval = .seconds(20)
+
+    /// The value of `body`, or an ``InvariantViolation`` when it did not finish within ``limit``.
+    static func run<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) throws(InvariantViolation) -> Value {
+        let outcome = Outcome<Value>()
+        Task(executorPreference: JobThread.shared) {
+            outcome.set(await body())
+        }
+        guard let value = outcome.wait(limit) else {
+            throw InvariantViolation("the async parser did not finish within \(limit)")
+        }
+        return value
+    }
+
+    /// One task's value, handed from the job thread to the waiting caller.
+    private final class Outcome<Value: Sendable>: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var value: Value?
+
+        func set(_ newValue: Value) {
+            lock.withLock { value = newValue }
+            done.signal()
+        }
+
+        func wait(_ limit: DispatchTimeInterval) -> Value? {
+            guard done.wait(timeout: .now() + limit) == .success else { return nil }
+            return lock.withLock { value }
+        }
+    }
+}
+
+/// A task executor of one thread that runs its jobs in the order they come.
+private final class JobThread: TaskExecutor, @unchecked Sendable {
+    static let shared = JobThread()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init() {
+        let thread = Thread { [unowned self] in self.runJobs() }
+        thread.name = "vault-fuzz-jobs"
+        thread.start()
+    }
+
+    func enqueue(_ job: UnownedJob) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func runJobs() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
