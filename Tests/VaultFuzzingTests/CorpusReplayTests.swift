@@ -36,6 +36,16 @@ struct CorpusReplayTests {
         }
     }
 
+    @Test("docs/fuzzing.md has a row for every target")
+    func documented() throws {
+        let page = Self.fuzzDirectory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/fuzzing.md")
+        let rows = try String(contentsOf: page, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("| `") }
+        for target in FuzzTargets.all {
+            #expect(rows.contains { $0.hasPrefix("| `\(target.name)`") }, "docs/fuzzing.md has a row for \(target.name)")
+        }
+    }
+
     @Test("every corpus and crash folder names a target, and target names are unique")
     func foldersNameTargets() throws {
         let names = Set(FuzzTargets.all.map(\.name))
