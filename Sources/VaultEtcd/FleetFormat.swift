@@ -29,7 +29,7 @@ import VaultStore
 package enum FleetFormat {
     static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x45, 0x0D, 0x0A, 0x1A, 0x0A]
     static let version: UInt16 = 1
-    static let signedSize = 53
+    package static let signedSize = 53
     static let recordSize = 85
     static let itemFormat: UInt8 = 1
 

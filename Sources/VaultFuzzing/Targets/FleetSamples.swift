@@ -17,7 +17,6 @@ package struct FleetSamples: Sendable {
         package let value: [UInt8]
     }
 
-    static let signedSize = 53
     /// The etcd keys of the two parameters records.
     static let recordKeys = ["/vault/params", "/vault-other/params"]
     /// Two item keys (of the shape vault uses: the prefix, `items/` and a hidden name).

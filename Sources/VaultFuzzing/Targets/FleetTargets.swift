@@ -26,8 +26,8 @@ enum FleetTargets {
             }
         }
         if let parameters {
-            let signed = FleetFormat.record(parameters, keys: known.keys, recordKey: "").prefix(FleetSamples.signedSize)
-            try require(Array(signed) == Array(bytes.prefix(FleetSamples.signedSize)), "a parsed record re-encodes to other bytes")
+            let signed = FleetFormat.record(parameters, keys: known.keys, recordKey: "").prefix(FleetFormat.signedSize)
+            try require(Array(signed) == Array(bytes.prefix(FleetFormat.signedSize)), "a parsed record re-encodes to other bytes")
         }
         for (recordKey, record) in known.records where FleetFormat.verify(bytes, keys: known.keys, recordKey: recordKey) {
             try require(bytes == record, "a record the target did not sign for \(recordKey) verifies")

@@ -51,6 +51,7 @@ package struct VaultFileSamples: Sendable {
         self.samples = samples
     }
 
+    /// vault's own items in the samples: every kind, names beyond ASCII, an empty secret.
     package static let credentials: [CredentialKey: Credential] = {
         let items = [
             Credential(server: "https://git.example.com", account: "alice", secret: Secret("correct horse"), label: "Git: alice"),
