@@ -31,7 +31,10 @@ enum GVariantAttributeTargets {
             type = String(decoding: input.prefix(length), as: UTF8.self)
             input = input.dropFirst(length)
         }
-        guard g_variant_is_signature(type) != 0, g_variant_type_string_is_valid(type) != 0, let variantType = g_variant_type_new(type) else {
+        // GLib reads C strings: a NUL would cut the type short where Swift does not.
+        guard !type.utf8.contains(0), g_variant_is_signature(type) != 0, g_variant_type_string_is_valid(type) != 0,
+            let variantType = g_variant_type_new(type)
+        else {
             return
         }
         defer { g_variant_type_free(variantType) }

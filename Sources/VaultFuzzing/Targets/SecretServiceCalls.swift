@@ -69,7 +69,8 @@ enum SecretServiceCalls {
     static func message(
         path: String, _ method: Method, signature: String, data: [UInt8], sender: String, serial: UInt32
     ) -> OpaquePointer? {
-        guard g_variant_is_object_path(path) != 0, g_variant_is_signature(signature) != 0,
+        // GLib reads C strings: a NUL would cut them short where Swift does not.
+        guard !path.utf8.contains(0), !signature.utf8.contains(0), g_variant_is_object_path(path) != 0, g_variant_is_signature(signature) != 0,
             g_variant_type_string_is_valid("(\(signature))") != 0
         else { return nil }
         guard let message = g_dbus_message_new_method_call("org.freedesktop.secrets", path, method.interface, method.member) else {
