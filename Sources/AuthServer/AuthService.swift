@@ -110,6 +110,8 @@ final class AuthService: Sendable {
     private let refreshIdleMillis: Int64?
     /// Access tokens revoked by RFC 7009 (`jti` -> expiry, Unix ms).
     private let revokedAccess = Mutex([String: Int64]())
+    /// Rotations per login, kept only with test controls (`POST /api/test/refresh_log`).
+    let refreshLog: RefreshLog
 
     init(
         configuration: AuthServerConfiguration, users: UserDirectory, stats: StatsRecorder, tokens: TokenService,
@@ -127,6 +129,7 @@ final class AuthService: Sendable {
         self.accessLifetimeMillis = max(1, Int64((configuration.accessTokenLifetime * 1000).rounded()))
         self.refreshLifetimeMillis = max(1, Int64((configuration.refreshTokenLifetime * 1000).rounded()))
         self.refreshIdleMillis = configuration.refreshTokenIdleLifetime.map { max(1, Int64(($0 * 1000).rounded())) }
+        self.refreshLog = RefreshLog(capacity: configuration.testControls ? 100_000 : 0)
     }
 
     /// The life of a refresh token issued or used at `now` whose absolute expiry is `expiresAtMillis`.
@@ -343,9 +346,13 @@ final class AuthService: Sendable {
         let life = refreshLife(expiresAtMillis: now + refreshLifetimeMillis, now: now)
         let user: UserIdentity
         switch users.rotate(userID: userID, oldID: claims.id.value, newID: newID, newLife: life, now: now) {
-        case .accepted(let holder): user = holder
+        case .accepted(let holder):
+            user = holder
+            refreshLog.record(login: holder.login, at: now, outcome: .refreshed)
         case .idleExpired: return .failure(.refreshTokenExpired)
-        case .rejected: return .failure(.invalidRefreshToken)
+        case .rejected:
+            if let holder = users.user(id: userID) { refreshLog.record(login: holder.login, at: now, outcome: .reused) }
+            return .failure(.invalidRefreshToken)
         }
         do {
             let access = try await signAccess(for: user, clientID: clientID, scope: scope, now: now)

@@ -38,6 +38,11 @@ struct VaultAuthServerCommand: ParsableCommand {
     @Option(name: .customLong("user"), help: "Pre-register a user, LOGIN:PASSWORD (repeatable).")
     var users: [String] = []
 
+    @Option(
+        name: .customLong("users-file"),
+        help: "Pre-register the users of this file, one LOGIN:PASSWORD a line (keeps the passwords out of the arguments).")
+    var usersFile: String?
+
     @Option(name: .customLong("client"), help: "Register an OAuth client, ID:SECRET (repeatable).")
     var clients: [String] = []
 
@@ -82,11 +87,29 @@ struct VaultAuthServerCommand: ParsableCommand {
         for user in users where CredentialPair(parsing: user) == nil {
             throw ValidationError("--user expects LOGIN:PASSWORD")
         }
+        _ = try loadUsersFile()
         for client in clients where CredentialPair(parsing: client) == nil {
             throw ValidationError("--client expects ID:SECRET")
         }
         let apple = try loadAppleClients()
         guard Set(apple.map(\.clientID)).count == apple.count else { throw ValidationError("--apple-client ids must be unique") }
+    }
+
+    /// The users of `--users-file` (none without it); a ValidationError for an unreadable file
+    /// or a non-empty line that is not LOGIN:PASSWORD (the line's number only, never its text).
+    func loadUsersFile() throws -> [CredentialPair] {
+        guard let usersFile else { return [] }
+        guard let data = FileManager.default.contents(atPath: usersFile), let text = String(data: data, encoding: .utf8) else {
+            throw ValidationError("--users-file: cannot read \(usersFile)")
+        }
+        var pairs: [CredentialPair] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+            guard let pair = CredentialPair(parsing: String(line)) else {
+                throw ValidationError("--users-file: line \(index + 1) is not LOGIN:PASSWORD")
+            }
+            pairs.append(pair)
+        }
+        return pairs
     }
 
     /// The `--apple-client` values with their key files read; a ValidationError for a bad
@@ -112,12 +135,13 @@ struct VaultAuthServerCommand: ParsableCommand {
 
     /// Serves until SIGINT or SIGTERM.
     func serve() async throws {
+        let fileUsers = try loadUsersFile()
         let configuration = AuthServerConfiguration(
             host: host,
             port: port,
             accessTokenLifetime: accessTTL,
             refreshTokenLifetime: refreshTTL,
-            users: users.compactMap(CredentialPair.init(parsing:)),
+            users: users.compactMap(CredentialPair.init(parsing:)) + fileUsers,
             clients: clients.compactMap(CredentialPair.init(parsing:)),
             testControls: testControls,
             logLevel: Logger.Level(rawValue: logLevel) ?? .warning,

@@ -13,6 +13,8 @@ import Hummingbird
 /// - `POST /api/test/revoke_access_tokens` `{"login"}` -> 200 `{"login"}`
 /// - `POST /api/test/set_password` `{"login","password"}` -> 200 `{"login"}`
 /// - `POST /api/test/reset_stats` -> 200 the (zeroed) stats
+/// - `POST /api/test/refresh_log` -> 200 `{"entries":[{"login","at","outcome":"refreshed"|"reused"}],"dropped"}`:
+///   the refresh-token rotations since the last call (``RefreshLog``), which are then forgotten
 /// - `POST /api/test/rotate_signing_key` -> 200 `{"kid"}` (the old key is no longer served)
 /// - `POST /api/test/issuer` `{"issuer":String?}` -> 200 `{"issuer"}`: the issuer the metadata
 ///   and ID tokens name (`null`: the base URL again)
@@ -139,6 +141,9 @@ struct TestControlRoutes: Sendable {
                 }
                 return HTTP.json(LoginReply(login: body.login, revoked: nil))
             }
+        }
+        router.post("/api/test/refresh_log") { _, _ in
+            HTTP.json(components.service.refreshLog.drain())
         }
         router.post("/api/test/reset_stats") { _, _ in
             components.stats.reset()
