@@ -9,13 +9,17 @@ import VaultStore
 /// kept exactly as given.
 extension VaultContents {
     /// Stores a new item (or, with `replace`, updates the item of exactly these attributes);
-    /// returns its id and whether it is new.
+    /// returns its id and whether it is new. Without `replace`, an item in vault's shape whose
+    /// credential exists already is kept beside it as a Service item, as GNOME Keyring keeps
+    /// two items of equal attributes: it never overwrites that credential.
     mutating func storeItem(
         collection: String, attributes: [String: String], label: String, contentType: String, secret: Secret, replace: Bool,
         now: UInt64
     ) throws(ServiceFault) -> (id: String, isNew: Bool) {
         guard ServiceModel(contents: self).hasCollection(collection) else { throw .noSuchObject(collection) }
-        if collection == ServiceCollection.loginID, contentType == "text/plain", let key = ServiceItemShape.credentialKey(for: attributes) {
+        if collection == ServiceCollection.loginID, contentType == "text/plain", let key = ServiceItemShape.credentialKey(for: attributes),
+            replace || credentials[key] == nil
+        {
             let isNew = credentials[key] == nil
             credentials[key] = Credential(key: key, secret: secret, label: label)
             return (ModelItem.id(for: key), isNew)
@@ -77,12 +81,13 @@ extension VaultContents {
     }
 
     /// Gives an item new attributes; returns its id afterwards (a credential's id follows its
-    /// key, and an item that takes or leaves vault's shape changes record and id).
+    /// key, and an item that takes or leaves vault's shape changes record and id). Attributes
+    /// naming another item's credential never overwrite it: the item stays a Service item.
     mutating func setAttributes(of item: ModelItem, attributes: [String: String], now: UInt64) throws(ServiceFault) -> String {
-        if case .service(let reference) = item.source,
-            ServiceItemShape.credentialKey(for: attributes) == nil || item.collection != ServiceCollection.loginID
-                || item.contentType != "text/plain"
-        {
+        let key =
+            item.collection == ServiceCollection.loginID && item.contentType == "text/plain"
+            ? ServiceItemShape.credentialKey(for: attributes) : nil
+        if case .service(let reference) = item.source, key.map({ credentials[$0] != nil }) ?? true {
             guard var stored = items[reference] else { throw .noSuchObject(item.id) }
             stored.attributes = attributes
             stored.modified = now
