@@ -37,6 +37,7 @@ struct SignInPartsTests {
             (#"{"issuer":"https://id.example.com","token_endpoint":"http://id.example.com/token"}"#, "token_endpoint is refused"),
             (#"{"issuer":"https://id.example.com"}"#, "no token_endpoint"),
             (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t","jwks_uri":7}"#, "unusable jwks_uri"),
+            (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t\u001b[2J"}"#, "unusable token_endpoint"),
         ]
         for (document, why) in documents {
             let transport = FakeTransport { _ in HTTPResponse(status: 200, body: Array(document.utf8)) }

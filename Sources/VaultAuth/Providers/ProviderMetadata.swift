@@ -39,7 +39,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// Reads the metadata of `issuer`: first OpenID Connect Discovery, then, when that
     /// document does not exist (a 4xx), RFC 8414. The document must name `issuer` itself
     /// (a trailing slash aside; OpenID Connect Discovery §4.3, RFC 8414 §3.3), and every
-    /// endpoint must pass ``URLPolicy`` (https, or http on loopback only).
+    /// endpoint must be printable text without spaces and pass ``URLPolicy`` (https, or http
+    /// on loopback only).
     ///
     /// Errors: a document naming another issuer, or one without a usable `token_endpoint`, is
     /// ``AuthError/configuration(_:providerCode:remedy:)``; no document at all is `.configuration` too;
@@ -94,7 +95,9 @@ public struct ProviderMetadata: Sendable, Equatable {
         }
         func endpoint(_ name: String) throws(AuthError) -> String? {
             guard let value = object[name] else { return nil }
-            guard let text = value as? String, let url = URL(string: text), url.host != nil else {
+            // Printable, without spaces (as the device grant's URIs): Foundation would take a
+            // control character into the URL, and the text itself is kept in the settings.
+            guard let text = value as? String, OAuth2Provider.isWebURL(text), let url = URL(string: text), url.host != nil else {
                 throw .configuration("the provider's metadata has an unusable \(name)")
             }
             do throws(AuthError) {

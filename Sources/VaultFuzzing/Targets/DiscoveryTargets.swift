@@ -13,7 +13,8 @@ enum DiscoveryTargets {
 
     /// Invariant: a document is refused with `.configuration` or `.server`, or names the
     /// expected issuer (a trailing slash aside), has a token endpoint, and every endpoint it
-    /// gives is exactly the document's string and a URL vault may send credentials to.
+    /// gives is exactly the document's string, without control characters, and a URL vault
+    /// may send credentials to.
     static let discovery = FuzzTarget(
         name: "discovery",
         summary: "a discovery document: refused, or the expected issuer and only https (or loopback http) endpoints"
@@ -41,7 +42,7 @@ enum DiscoveryTargets {
         for (name, value) in endpoints {
             try require(value == object?[name] as? String, "\(name) is not the document's")
             if let value {
-                try require(WebURL.isCredentialSafe(value), "accepted \(name) \(value.debugDescription)")
+                try require(WebURL.isCredentialSafe(value) && hasNoControl(value), "accepted \(name) \(value.debugDescription)")
             }
         }
     }
