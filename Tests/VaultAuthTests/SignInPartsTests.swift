@@ -38,6 +38,7 @@ struct SignInPartsTests {
             (#"{"issuer":"https://id.example.com"}"#, "no token_endpoint"),
             (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t","jwks_uri":7}"#, "unusable jwks_uri"),
             (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t\u001b[2J"}"#, "unusable token_endpoint"),
+            (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com\\@evil.example/t"}"#, "unusable token_endpoint"),
         ]
         for (document, why) in documents {
             let transport = FakeTransport { _ in HTTPResponse(status: 200, body: Array(document.utf8)) }

@@ -92,9 +92,11 @@ extension OAuth2Provider {
         !text.isEmpty && text.count <= limit && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// True for an absolute http(s) URL of printable characters, at most 2 KiB.
+    /// True for an absolute http(s) URL of printable characters, at most 2 KiB, with no space
+    /// and no backslash (a browser reads `\` as `/`, so it could reach another host than the
+    /// one Foundation parsed and URLPolicy checked; found by the `discovery` fuzz target).
     static func isWebURL(_ text: String) -> Bool {
-        guard isPrintable(text, limit: 2048), !text.contains(" "), let url = URL(string: text), url.host != nil,
+        guard isPrintable(text, limit: 2048), !text.contains(" "), !text.contains("\\"), let url = URL(string: text), url.host != nil,
             let scheme = url.scheme?.lowercased()
         else { return false }
         return scheme == "https" || scheme == "http"
