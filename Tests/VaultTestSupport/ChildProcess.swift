@@ -26,6 +26,8 @@ public struct ProcessResult: Sendable {
         // the raw wait status (the signal number, + 128 with a core dump): exit 4 would
         // pass for vault's "backend unavailable".
         let text = err
+        // Scripts/test --sanitize: a sanitizer that reported exits 66 (its report is in a file).
+        if Sanitizer.name != nil, !signalled, status == Sanitizer.reportStatus { return "a sanitizer report (exit \(status))" }
         if text.contains("did not exit normally"), let name = faults[status & 0x7F] { return "died of \(name) (\(status))" }
         for marker in ChildProcess.crashReportMarkers where text.contains(marker) {
             return "printed a crash report (\"\(marker)\")"
@@ -43,7 +45,8 @@ public struct ProcessResult: Sendable {
 ///   on Linux that queue is the Swift concurrency pool, whose (few) threads the
 ///   in-process servers of other tests need. So a child never blocks on a full pipe and
 ///   never starves a server.
-/// - `finish(timeout:)` and `finishAsync(timeout:)` are bounded: past the timeout the
+/// - `finish(timeout:)` and `finishAsync(timeout:)` are bounded: past the timeout (widened
+///   in a sanitized run, `Sanitizer.scaled`) the
 ///   whole process tree is killed and an issue is recorded. Tests that run a server in
 ///   this process must use `finishAsync`, which does not hold a thread of the pool.
 /// - It starts clean (``SpawnedProcess``): an empty signal mask, every signal at its default
@@ -212,7 +215,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits (at most `timeout` seconds) until the output so far satisfies `condition`;
     /// returns that output, or nil when the deadline passed or the child ended first.
     public func waitForOutput(timeout: Double, until condition: (String) -> Bool) async throws -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(Sanitizer.scaled(timeout))
         while true {
             switch outputWait(before: deadline, condition) {
             case .waiting: try await Task.sleep(for: .milliseconds(20))
@@ -223,7 +226,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// `waitForOutput` blocking this thread (for synchronous suites).
     public func waitForOutputBlocking(timeout: Double, until condition: (String) -> Bool) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(Sanitizer.scaled(timeout))
         while true {
             switch outputWait(before: deadline, condition) {
             case .waiting: usleep(20_000)
@@ -244,14 +247,14 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits (at most `timeout` seconds, blocking this thread) for the child to end;
     /// returns false if it still runs. Kills nothing.
     public func waitForExit(timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(Sanitizer.scaled(timeout))
         while isRunning && Date() < deadline { usleep(10_000) }
         return !isRunning
     }
 
     /// Waits for the end without blocking a thread (killing it after `timeout` seconds).
     public func finishAsync(timeout: Double = 60) async throws -> ProcessResult {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(Sanitizer.scaled(timeout))
         while stillRunning(before: deadline, timeout: timeout) { try await Task.sleep(for: .milliseconds(5)) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             drained.notify(queue: .global()) { continuation.resume() }
@@ -261,7 +264,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the end (killing the process after `timeout` seconds).
     public func finish(timeout: Double = 60) throws -> ProcessResult {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(Sanitizer.scaled(timeout))
         while stillRunning(before: deadline, timeout: timeout) { usleep(2000) }
         drained.wait()
         return collected()
@@ -273,7 +276,7 @@ public final class ChildProcess: @unchecked Sendable {
         guard process.isRunning else { return false }
         guard Date() <= deadline else {
             kill()
-            Issue.record("process timed out after \(timeout) s: \(process.arguments ?? [])")
+            Issue.record("process timed out after \(Sanitizer.scaled(timeout)) s: \(process.arguments ?? [])")
             return false
         }
         return true

@@ -33,8 +33,11 @@ public final class SpawnedProcess: @unchecked Sendable {
     private var waitStatus: Int32?
 
     /// Starts `executable ARGUMENTS` (a path: no `PATH` search). `environment` nil
-    /// inherits this process's; `stdio` are the child's descriptors 0, 1 and 2.
+    /// inherits this process's; `stdio` are the child's descriptors 0, 1 and 2. In a
+    /// sanitized run a given environment also gets `Sanitizer.childEnvironment`, unless it
+    /// sets those variables itself.
     public init(_ executable: String, _ arguments: [String], environment: [String: String]?, stdio: [Target]) throws {
+        let environment = environment.map { Sanitizer.childEnvironment.merging($0) { _, given in given } }
         precondition(stdio.count == 3)
         self.arguments = arguments
         var attributes = posix_spawnattr_t()
