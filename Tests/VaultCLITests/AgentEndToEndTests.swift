@@ -135,10 +135,8 @@ import VaultTestSupport
             if after.err.contains("used the stored access token") {
                 #expect(after.out == served.out, "the token the agent served was not the stored one")
             }
-            #expect(
-                setup.server.stats.logins == 1,
-                "a new login was needed: a rotated refresh token was lost\n\(setup.server.stats)\n--- client:\n\(after.err)\n--- agent:\n\(agent.output)"
-            )
+            let trace = "\(setup.server.stats)\n--- client:\n\(after.err)\n--- agent:\n\(agent.output)"
+            #expect(setup.server.stats.logins == 1, "a new login was needed: a rotated refresh token was lost\n\(trace)")
             #expect(setup.server.stats.failedRefreshes == 0)
         }
     }
