@@ -18,6 +18,12 @@ import VaultTestSupport
     struct Setup {
         let directory: String
         let running: RunningReferenceServer
+        /// Appended to every account name: all tests of a pass share one keyring, and a later
+        /// test's server may get an earlier one's port, so `alice@127.0.0.1:PORT` alone could
+        /// name another test's item.
+        let suffix: String
+        var alice: String { "alice-" + suffix }
+        var bob: String { "bob-" + suffix }
         var url: String { running.url }
         var server: ReferenceAuthServer { running.server }
         var socket: String { directory + "/run/agent.sock" }
@@ -48,7 +54,7 @@ import VaultTestSupport
             file["VAULT_FILE"] = directory + "/vault.db"
             file["VAULT_KEY_CACHE_TTL"] = "60"
             let given = ["VAULT_PASSPHRASE": passphrase]
-            let login = try await vault(["login", url, "alice"], stdin: AgentEndToEndTests.password, extra: file.merging(given) { $1 })
+            let login = try await vault(["login", url, alice], stdin: AgentEndToEndTests.password, extra: file.merging(given) { $1 })
             #expect(login.status == 0, "\(login.err)")
             return (file, given)
         }
@@ -69,12 +75,14 @@ import VaultTestSupport
         accessTTL: Double, idleTTL: Double? = nil, users: [String] = ["alice"], _ body: (Setup) async throws -> Void
     ) async throws {
         try KeyringTestEnvironment.require()
+        let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
         var configuration = AuthServerConfiguration(
-            accessTokenLifetime: accessTTL, refreshTokenLifetime: 3600, users: users.map { CredentialPair(name: $0, secret: password) })
+            accessTokenLifetime: accessTTL, refreshTokenLifetime: 3600, users: users.map { CredentialPair(name: "\($0)-\(suffix)", secret: password) }
+        )
         configuration.refreshTokenIdleLifetime = idleTTL
         try await withReferenceServer(configuration) { running in
             try await withTemporaryDirectory("vault-agent-e2e") { directory in
-                try await body(Setup(directory: directory, running: running))
+                try await body(Setup(directory: directory, running: running, suffix: suffix))
             }
         }
     }
@@ -92,23 +100,23 @@ import VaultTestSupport
     @Test("idle window: the account the agent keeps survives with no login; the one it does not needs the silent re-login")
     func idleWindow() async throws {
         try await Self.with(accessTTL: 3, idleTTL: 12, users: ["alice", "bob"]) { setup in
-            try await setup.login("alice")
-            try await setup.login("bob")
-            let agent = try await setup.startAgent(["--account", setup.url, "alice"])
+            try await setup.login(setup.alice)
+            try await setup.login(setup.bob)
+            let agent = try await setup.startAgent(["--account", setup.url, setup.alice])
             defer { agent.kill() }
             // Counted once the agent serves: on a busy machine its first refresh may come
             // after alice's first idle window, and then its first act is the silent re-login.
-            let first = try await setup.vault(["token", setup.url, "alice"])
+            let first = try await setup.vault(["token", setup.url, setup.alice])
             #expect(first.status == 0, "\(first.err)")
             let loginsBefore = setup.server.stats.logins
             // Nobody calls for more than two idle windows. (A 12 s window: in the main CLI pass
             // a debug agent beside 150 other tests on 2 cores once took longer than 6 s to refresh.)
             try await Task.sleep(for: .seconds(27))
-            let kept = try await setup.vault(["token", "-v", setup.url, "alice"])
+            let kept = try await setup.vault(["token", "-v", setup.url, setup.alice])
             #expect(kept.status == 0 && !kept.out.isEmpty, "\(kept.err)\n--- agent:\n\(agent.output)")
             #expect(kept.err.contains("agent: served the token"), "\(kept.err)")
             #expect(setup.server.stats.logins == loginsBefore, "the kept account logged in again; the agent's log:\n\(agent.output)")
-            let unkept = try await setup.vault(["token", "-v", setup.url, "bob"], extra: ["VAULT_AGENT": "off"])
+            let unkept = try await setup.vault(["token", "-v", setup.url, setup.bob], extra: ["VAULT_AGENT": "off"])
             #expect(unkept.status == 0 && !unkept.out.isEmpty, "\(unkept.err)")
             #expect(setup.server.stats.logins == loginsBefore + 1, "bob's refresh token died while idle: one silent re-login")
             #expect(!agent.output.contains(Self.password) && !agent.output.contains(kept.out.trimmingCharacters(in: .newlines)))
@@ -121,16 +129,16 @@ import VaultTestSupport
         // (a kill in the middle of a refresh, between the server's answer and the store's
         // write, loses that rotation: docs/agent.md says so; that is not this test).
         try await Self.with(accessTTL: 12) { setup in
-            try await setup.login("alice")
-            let agent = try await setup.startAgent(["--account", setup.url, "alice"])
+            try await setup.login(setup.alice)
+            let agent = try await setup.startAgent(["--account", setup.url, setup.alice])
             let refreshed = await Self.eventually(40) { setup.server.stats.refreshes >= 1 }
             #expect(refreshed, "the agent did not refresh ahead: \(agent.output)")
             try await Task.sleep(for: .milliseconds(500))
-            let served = try await setup.vault(["token", "-v", setup.url, "alice"])
+            let served = try await setup.vault(["token", "-v", setup.url, setup.alice])
             #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)")
             agent.kill()
             _ = try await agent.finishAsync(timeout: 30)
-            let after = try await setup.vault(["token", "-v", setup.url, "alice"], extra: ["VAULT_AGENT": "off"])
+            let after = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: ["VAULT_AGENT": "off"])
             #expect(after.status == 0 && !after.out.isEmpty, "\(after.err)")
             if after.err.contains("used the stored access token") {
                 #expect(after.out == served.out, "the token the agent served was not the stored one")
@@ -144,14 +152,14 @@ import VaultTestSupport
     @Test("clients that ask while the agent stops fall back: none fails, none hangs")
     func clientsOutliveTheAgent() async throws {
         try await Self.with(accessTTL: 2) { setup in
-            try await setup.login("alice")
-            let agent = try await setup.startAgent(["--account", setup.url, "alice"])
+            try await setup.login(setup.alice)
+            let agent = try await setup.startAgent(["--account", setup.url, setup.alice])
             defer { agent.kill() }
             let results = try await withThrowingTaskGroup(of: [ProcessResult].self) { group in
                 for _ in 0..<6 {
                     group.addTask {
                         var results: [ProcessResult] = []
-                        for _ in 0..<8 { results.append(try await setup.vault(["token", "-v", setup.url, "alice"], timeout: 60)) }
+                        for _ in 0..<8 { results.append(try await setup.vault(["token", "-v", setup.url, setup.alice], timeout: 60)) }
                         return results
                     }
                 }
@@ -175,9 +183,9 @@ import VaultTestSupport
     @Test("--token-file: the agent keeps the file holding the current token, 0600, replaced as it rotates")
     func tokenFile() async throws {
         try await Self.with(accessTTL: 2) { setup in
-            try await setup.login("alice")
+            try await setup.login(setup.alice)
             let path = setup.directory + "/alice.token"
-            let agent = try await setup.startAgent(["--token-file", "\(path)=alice@\(setup.url)"])
+            let agent = try await setup.startAgent(["--token-file", "\(path)=\(setup.alice)@\(setup.url)"])
             defer { agent.kill() }
             let written = await Self.eventually(20) { FileManager.default.fileExists(atPath: path) }
             #expect(written, "\(agent.output)")
@@ -192,7 +200,7 @@ import VaultTestSupport
             var agreed = false
             for _ in 0..<10 where !agreed {
                 let before = try String(contentsOfFile: path, encoding: .utf8)
-                let current = try await setup.vault(["token", setup.url, "alice"])
+                let current = try await setup.vault(["token", setup.url, setup.alice])
                 let after = try String(contentsOfFile: path, encoding: .utf8)
                 #expect(current.status == 0, "\(current.err)")
                 agreed = before == after && current.out == after + "\n"
@@ -208,33 +216,33 @@ import VaultTestSupport
             let (file, given) = try await setup.loginToFileVault(passphrase: passphrase)
             let agent = try await setup.startAgent([], extra: file.merging(given) { $1 })
             defer { agent.kill() }
-            let served = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+            let served = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
             #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)")
 
             let lock = try await setup.vault(["lock"], extra: file)
             #expect(lock.status == 0 && (lock.out + lock.err).contains("the agent dropped its keys too"), "\(lock.out)\(lock.err)")
-            let locked = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
-            let withoutAgent = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
+            let locked = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
+            let withoutAgent = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
             #expect(locked.status != 0 && locked.status == withoutAgent.status, "\(locked.err)")
             #expect(locked.out.isEmpty && locked.err.contains("agent: the vault is locked"), "\(locked.err)")
             let withoutNotes = locked.err.split(separator: "\n").filter { !$0.hasPrefix("agent: ") && !$0.hasPrefix("vault: agent: ") }
             #expect(withoutNotes == withoutAgent.err.split(separator: "\n"), "\(locked.err)\n--- without the agent:\n\(withoutAgent.err)")
-            let load = try await setup.vault(["load", "-v", setup.url, "alice"], extra: file)
+            let load = try await setup.vault(["load", "-v", setup.url, setup.alice], extra: file)
             #expect(load.status != 0 && !load.out.contains(Self.password), "\(load.err)")
 
             let unlock = try await setup.vault(["unlock"], extra: file.merging(given) { $1 })
             #expect(unlock.status == 0, "\(unlock.err)")
-            let cacheWorks = try await setup.vault(["token", setup.url, "alice"], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
+            let cacheWorks = try await setup.vault(["token", setup.url, setup.alice], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
             guard cacheWorks.status == 0 else {
                 print("the kernel key cache is unavailable here; vault unlock cannot bring the agent back (\(cacheWorks.err))")
                 return
             }
-            let back = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+            let back = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
             #expect(back.status == 0 && back.err.contains("agent: served the token"), "\(back.err)")
             // VAULT_AGENT=off keeps commands from asking the agent, not a lock from reaching it.
             let offLock = try await setup.vault(["lock"], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
             #expect(offLock.status == 0 && (offLock.out + offLock.err).contains("the agent dropped its keys too"), "\(offLock.err)")
-            let lockedAgain = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+            let lockedAgain = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
             #expect(lockedAgain.status != 0 && lockedAgain.err.contains("agent: the vault is locked"), "\(lockedAgain.err)")
         }
     }
@@ -247,7 +255,7 @@ import VaultTestSupport
             _ = try await setup.vault(["lock"], extra: file)
             let unlock = try await setup.vault(["unlock", "--ttl", "15"], extra: file.merging(given) { $1 })
             #expect(unlock.status == 0, "\(unlock.err)")
-            let cacheWorks = try await setup.vault(["token", setup.url, "alice"], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
+            let cacheWorks = try await setup.vault(["token", setup.url, setup.alice], extra: file.merging(["VAULT_AGENT": "off"]) { $1 })
             guard cacheWorks.status == 0 else {
                 print("the kernel key cache is unavailable here; nothing to follow (\(cacheWorks.err))")
                 return
@@ -255,15 +263,15 @@ import VaultTestSupport
             // The agent takes the key from the cache: no passphrase in its environment.
             let agent = try await setup.startAgent([], extra: file)
             defer { agent.kill() }
-            let served = try await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+            let served = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
             #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)\n\(agent.output)")
             // The cache's 15 s run out: the agent locks itself, and commands work as without it.
             let lapsed = await Self.eventually(45) {
-                let result = try? await setup.vault(["token", "-v", setup.url, "alice"], extra: file)
+                let result = try? await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
                 return result.map { $0.status != 0 && $0.err.contains("agent: the vault is locked") } ?? false
             }
             #expect(lapsed, "the agent still serves after the key cache dropped the key: \(agent.output)")
-            let load = try await setup.vault(["load", "-v", setup.url, "alice"], extra: file)
+            let load = try await setup.vault(["load", "-v", setup.url, setup.alice], extra: file)
             #expect(load.status != 0 && !load.out.contains(Self.password), "\(load.err)")
         }
     }
