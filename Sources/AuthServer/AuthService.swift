@@ -348,10 +348,12 @@ final class AuthService: Sendable {
         switch users.rotate(userID: userID, oldID: claims.id.value, newID: newID, newLife: life, now: now) {
         case .accepted(let holder):
             user = holder
-            refreshLog.record(login: holder.login, at: now, outcome: .refreshed)
+            refreshLog.record(login: holder.login, at: now, outcome: .refreshed, spent: claims.id.value, issued: newID)
         case .idleExpired: return .failure(.refreshTokenExpired)
         case .rejected:
-            if let holder = users.user(id: userID) { refreshLog.record(login: holder.login, at: now, outcome: .reused) }
+            if let holder = users.user(id: userID) {
+                refreshLog.record(login: holder.login, at: now, outcome: .reused, spent: claims.id.value)
+            }
             return .failure(.invalidRefreshToken)
         }
         do {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import FoundationEssentials
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -190,6 +191,16 @@ public final class ReferenceAuthServer: Sendable {
     /// A snapshot of the counters served by `GET /api/stats`.
     public var stats: AuthServerStats {
         statsRecorder.snapshot()
+    }
+
+    /// The refresh-token rotations since the last drain, as JSON (what `POST
+    /// /api/test/refresh_log` answers), which are then forgotten; nil before ``start()``.
+    /// Recorded only with ``AuthServerConfiguration/testControls``.
+    public func drainRefreshLog() -> String? {
+        guard let service = state.withLock({ $0.components?.service }) else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(service.refreshLog.drain())).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Replaces the ID-token signing key (new `kid`; the old key leaves the JWKS); returns the

@@ -23,6 +23,11 @@ final class RefreshLog: Sendable {
         let at: Int64
         /// What became of it.
         let outcome: Outcome
+        /// The spent refresh token's id (`jti`), so a reuse can be traced to the rotation
+        /// that spent it first; a test server's own identifier, never the token.
+        var spent: String? = nil
+        /// The id of the refresh token issued in its place (`refreshed` only).
+        var issued: String? = nil
     }
 
     /// What a drain returns.
@@ -47,11 +52,11 @@ final class RefreshLog: Sendable {
     }
 
     /// Records one rotation attempt.
-    func record(login: String, at: Int64, outcome: Entry.Outcome) {
+    func record(login: String, at: Int64, outcome: Entry.Outcome, spent: String? = nil, issued: String? = nil) {
         guard capacity > 0 else { return }
         state.withLock { state in
             if state.entries.count < capacity {
-                state.entries.append(Entry(login: login, at: at, outcome: outcome))
+                state.entries.append(Entry(login: login, at: at, outcome: outcome, spent: spent, issued: issued))
             } else {
                 state.dropped += 1
             }
