@@ -34,6 +34,52 @@ import VaultTestSupport
         }
     }
 
+    @Test("a client's stale item path never reaches the credential a later vault save stores (issue 27, finding 1)")
+    func stalePathAndVaultSave() async throws {
+        try await ProviderFixture.withProvider { fixture, _ in
+            let server = "s27.example.org"
+            #expect(try await fixture.vault(["save", "--server", server, "--account", "alice"], stdin: "old-alice").status == 0)
+            // Client A remembers alice's path; client B moves alice to zed.
+            let moved = try await fixture.python(
+                """
+                import secretstorage as s
+                c = s.dbus_init()
+                [item] = s.search_items(c, {'user': 'alice', 'server': '\(server)'})
+                attributes = item.get_attributes()
+                attributes['user'] = 'zed'
+                item.set_attributes(attributes)
+                print(item.item_path)
+                """)
+            let path = moved.out.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(moved.status == 0 && path.hasPrefix("/org/freedesktop/secrets/collection/login/"), "\(moved.out)\(moved.err)")
+            #expect(try await fixture.vault(["save", "--server", server, "--account", "alice"], stdin: "new-alice").status == 0)
+            // Client A writes to its path: zed's item, never the new alice.
+            let stale = try await fixture.python(
+                """
+                import sys, secretstorage as s
+                s.Item(s.dbus_init(), sys.argv[1]).set_secret(b'stale-write')
+                """, [path])
+            #expect(stale.status == 0, "\(stale.err)")
+            #expect(try await fixture.vault(["load", "--server", server, "--account", "alice"]).out == "new-alice")
+            #expect(try await fixture.vault(["load", "--server", server, "--account", "zed"]).out == "stale-write")
+            // Deleted, the path names nothing, whatever vault saves afterwards.
+            let deleted = try await fixture.python(
+                """
+                import sys, secretstorage as s
+                c = s.dbus_init()
+                s.Item(c, sys.argv[1]).delete()
+                try:
+                    s.Item(c, sys.argv[1]).set_secret(b'stale-write-2')
+                    print('written')
+                except Exception as error:
+                    print('gone', type(error).__name__)
+                """, [path])
+            #expect(deleted.out.hasPrefix("gone"), "\(deleted.out)\(deleted.err)")
+            #expect(try await fixture.vault(["load", "--server", server, "--account", "alice"]).out == "new-alice")
+            #expect(try await fixture.vault(["load", "--server", server, "--account", "zed"]).status == 1)
+        }
+    }
+
     @Test("items survive a restart of the provider, and nothing of them is readable in the vault file")
     func restartAndFileBytes() async throws {
         try await ProviderFixture.with { fixture in

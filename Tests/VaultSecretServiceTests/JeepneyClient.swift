@@ -185,6 +185,41 @@ let jeepneyClient = #"""
         expect(kind == 'ok' and body == ('/',), 'Delete: %r' % (body,))
         expect(call(conn, item, 'GetSecret', 'o', (session,))[1] == 'org.freedesktop.Secret.Error.NoSuchObject', 'deleted')
 
+    # One call each, for tests that change the vault between calls; `answer ok` or
+    # `answer error NAME` is printed. Attributes are NAME=VALUE arguments.
+    elif scenario == 'search':
+        kind, body = call(conn, SERVICE, 'SearchItems', 'a{ss}', (dict(a.split('=', 1) for a in sys.argv[2:]),))
+        expect(kind == 'ok', 'SearchItems: %r' % (body,))
+        for found in body[0]:
+            print('path', found)
+
+    elif scenario == 'set-attributes':
+        properties = DBusAddress(sys.argv[2], bus_name='org.freedesktop.secrets', interface='org.freedesktop.DBus.Properties')
+        attributes = dict(a.split('=', 1) for a in sys.argv[3:])
+        kind, body = call(conn, properties, 'Set', 'ssv', ('org.freedesktop.Secret.Item', 'Attributes', ('a{ss}', attributes)))
+        print('answer', kind, body if kind == 'error' else '')
+
+    elif scenario == 'set-secret':
+        session = plain_session(conn)
+        item = DBusAddress(sys.argv[2], bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Item')
+        kind, body = call(conn, item, 'SetSecret', '(oayays)', ((session, b'', sys.argv[3].encode(), sys.argv[4]),))
+        print('answer', kind, body if kind == 'error' else '')
+
+    elif scenario == 'create':
+        # create REPLACE(0/1) SECRET CONTENT-TYPE NAME=VALUE...: the new item's path as `path P`.
+        session = plain_session(conn)
+        attributes = dict(a.split('=', 1) for a in sys.argv[5:])
+        secret = (session, b'', sys.argv[3].encode(), sys.argv[4])
+        kind, body = call(conn, LOGIN, 'CreateItem', 'a{sv}(oayays)b', (item_properties(attributes), secret, sys.argv[2] == '1'))
+        print('answer', kind, body if kind == 'error' else '')
+        if kind == 'ok':
+            print('path', body[0])
+
+    elif scenario == 'delete':
+        item = DBusAddress(sys.argv[2], bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Item')
+        kind, body = call(conn, item, 'Delete')
+        print('answer', kind, body if kind == 'error' else '')
+
     else:
         print('FAIL unknown scenario')
         sys.exit(2)

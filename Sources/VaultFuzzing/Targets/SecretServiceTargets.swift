@@ -160,9 +160,13 @@ enum SecretServiceTargets {
                 && [("org.freedesktop.Secret.Item", "Delete"), ("org.freedesktop.Secret.Item", "SetSecret"), (SecretServiceCalls.properties, "Set")]
                     .contains { $0 == (method.interface, method.member) }
             let collectionDeleted = target == .collection(reference.collection) && method.member == "Delete" && new == nil
-            let replaced =
-                target == .collection(reference.collection) && method.member == "CreateItem"
-                && new.map { sameAttributes($0.attributes, old.attributes) } == true
+            // A replace updates one item of the attributes and deletes the others.
+            let replacement =
+                new.map { sameAttributes($0.attributes, old.attributes) }
+                ?? (after.items.values.contains { $0.reference.collection == reference.collection && sameAttributes($0.attributes, old.attributes) }
+                    || (reference.collection == ServiceCollection.loginID
+                        && ServiceItemShape.credentialKey(for: old.attributes).map { after.credentials[$0] != nil } == true))
+            let replaced = target == .collection(reference.collection) && method.member == "CreateItem" && replacement
             try require(addressed || collectionDeleted || replaced, "\(what): changed another program's item \(reference.id) it did not address")
         }
         for path in answer.paths where path.hasPrefix(root + "/") && !known.contains(path) && learned.count < 32 { learned.append(path) }

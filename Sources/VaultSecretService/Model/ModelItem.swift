@@ -7,13 +7,14 @@ import VaultStore
 /// One Secret Service item as clients see it: a vault ``Credential`` (in `login`, in the
 /// shape docs/secret-service.md describes) or a ``ServiceItem`` as it was stored.
 package struct ModelItem: Sendable, Equatable {
-    enum Source: Sendable, Equatable {
+    /// The record the item is: what ``ItemPaths`` gives a path.
+    enum Source: Sendable, Hashable {
         case credential(CredentialKey)
         case service(ServiceItem.Reference)
     }
 
     var collection: String
-    /// `[A-Za-z0-9_]+`: the last element of the object path.
+    /// `[A-Za-z0-9_]+`: the last element of the object path (``ItemPaths``).
     var id: String
     var source: Source
     var label: String
@@ -23,9 +24,10 @@ package struct ModelItem: Sendable, Equatable {
     var created: UInt64
     var modified: UInt64
 
-    init(credential: Credential) {
+    /// `id`: the item's path's last element; the credential's ``id(for:)`` by default.
+    init(credential: Credential, id: String? = nil) {
         collection = ServiceCollection.loginID
-        id = Self.id(for: credential.key)
+        self.id = id ?? Self.id(for: credential.key)
         source = .credential(credential.key)
         label = credential.label
         attributes = ServiceItemShape.attributes(for: credential.key)
@@ -35,9 +37,10 @@ package struct ModelItem: Sendable, Equatable {
         modified = 0
     }
 
-    init(item: ServiceItem) {
+    /// `id`: the item's path's last element; its reference's id by default.
+    init(item: ServiceItem, id: String? = nil) {
         collection = item.reference.collection
-        id = item.reference.id
+        self.id = id ?? item.reference.id
         source = .service(item.reference)
         label = item.label
         attributes = item.attributes
@@ -47,8 +50,9 @@ package struct ModelItem: Sendable, Equatable {
         modified = item.modified
     }
 
-    /// A credential's item id: `v` and 20 hex digits of the SHA-256 of its key, stable
-    /// across restarts and never one of the ids given to ``ServiceItem``s (`s…`).
+    /// A credential's own item id: `v` and 20 hex digits of the SHA-256 of its key, never one
+    /// of the ids given to ``ServiceItem``s (`s…`). Its path's last element the first time
+    /// a provider sees the key (``ItemPaths``).
     package static func id(for key: CredentialKey) -> String {
         let digest = SHA256.hash(data: Array("\(key.kind.rawValue)\u{0}\(key.server)\u{0}\(key.account)".utf8))
         return "v" + digest.prefix(10).map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
@@ -57,6 +61,16 @@ package struct ModelItem: Sendable, Equatable {
     /// Whether every attribute of `query` is one of this item's, byte for byte (gnome-keyring's match).
     func matches(_ query: [String: String]) -> Bool {
         AttributeMatching.matches(attributes, query)
+    }
+
+    /// Whether a secret of `contentType` is text, as vault's credentials hold: `text/plain`,
+    /// with any parameters (`text/plain; charset=utf8`), the media type in any case (RFC 2045).
+    /// Only ASCII letters fold (the Kelvin sign is not a `k`).
+    static func isText(_ contentType: String) -> Bool {
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        let mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: isBlank).reversed().drop(while: isBlank).reversed()
+        let folded = mediaType.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        return folded.elementsEqual("text/plain".utf8)
     }
 }
 

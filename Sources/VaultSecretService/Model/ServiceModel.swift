@@ -5,14 +5,15 @@ import VaultStore
 
 /// The collections and items a ``VaultContents`` shows: `login` (always there) with
 /// vault's own items and the Service items stored in it, and every other collection with
-/// its Service items.
+/// its Service items, each at its path of ``ItemPaths`` (an item with none is not shown).
 struct ServiceModel: Sendable {
     let contents: VaultContents
+    let paths: ItemPaths
 
     /// Every collection id, `login` first.
     var collectionIDs: [String] { [ServiceCollection.loginID] + contents.collections.keys.filter { $0 != ServiceCollection.loginID }.sorted() }
 
-    func hasCollection(_ id: String) -> Bool { id == ServiceCollection.loginID || contents.collections[id] != nil }
+    func hasCollection(_ id: String) -> Bool { contents.hasCollection(id) }
 
     /// The collection `id`'s record (`login`'s is made up: label `Login`, no dates).
     func collection(_ id: String) -> ServiceCollection? {
@@ -23,20 +24,33 @@ struct ServiceModel: Sendable {
     /// The items of collection `id`, by id.
     func items(in id: String) -> [ModelItem] {
         var result: [ModelItem] = []
-        if id == ServiceCollection.loginID { result = contents.credentials.values.map(ModelItem.init(credential:)) }
-        for (reference, item) in contents.items where reference.collection == id { result.append(ModelItem(item: item)) }
+        if id == ServiceCollection.loginID {
+            for credential in contents.credentials.values {
+                if let path = paths.id(of: .credential(credential.key)) { result.append(ModelItem(credential: credential, id: path)) }
+            }
+        }
+        for (reference, item) in contents.items where reference.collection == id {
+            if let path = paths.id(of: .service(reference)) { result.append(ModelItem(item: item, id: path)) }
+        }
         return result.sorted { $0.id < $1.id }
     }
 
-    /// The item `id` of collection `collection`.
+    /// The item at path `collection`/`id`.
     func item(_ collection: String, _ id: String) -> ModelItem? {
-        if let item = contents.items[ServiceItem.Reference(collection: collection, id: id)] { return ModelItem(item: item) }
-        guard collection == ServiceCollection.loginID, id.hasPrefix("v") else { return nil }
-        return contents.credentials.values.first { ModelItem.id(for: $0.key) == id }.map(ModelItem.init(credential:))
+        switch paths.source(collection, id) {
+        case .credential(let key)?: contents.credentials[key].map { ModelItem(credential: $0, id: id) }
+        case .service(let reference)?: contents.items[reference].map { ModelItem(item: $0, id: id) }
+        case nil: nil
+        }
     }
 
     /// The items whose attributes include all of `query`, in `collection` or everywhere.
     func search(_ query: [String: String], in collection: String? = nil) -> [ModelItem] {
         (collection.map { [$0] } ?? collectionIDs).flatMap { items(in: $0).filter { $0.matches(query) } }
     }
+}
+
+extension VaultContents {
+    /// Whether collection `id` exists (`login` always does).
+    func hasCollection(_ id: String) -> Bool { id == ServiceCollection.loginID || collections[id] != nil }
 }

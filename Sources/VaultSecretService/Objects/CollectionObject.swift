@@ -11,7 +11,7 @@ extension ProviderCore {
         let path = ObjectPath.collectionPath(id)
         switch member {
         case "Delete":
-            try await modify { (contents) throws(ServiceFault) in
+            try await modify { (contents, _) throws(ServiceFault) in
                 try contents.deleteCollection(id)
                 return ((), true)
             }
@@ -48,17 +48,34 @@ extension ProviderCore {
         try Limits.check(attributes: attributes)
         let (secret, contentType) = try receiveSecret(arguments[1], caller: caller)
         let now = Self.now()
-        let (itemID, isNew) = try await modify { (contents) throws(ServiceFault) in
+        let key = id == ServiceCollection.loginID ? ServiceItemShape.credentialKey(for: attributes) : nil
+        let (itemID, isNew, replaced, credentialLost) = try await modify { (contents, paths) throws(ServiceFault) in
+            let hadCredential = key.map { contents.credentials[$0] != nil } ?? false
             let stored = try contents.storeItem(
                 collection: id, attributes: attributes, label: label, contentType: contentType, secret: secret, replace: replace, now: now)
-            return (stored, true)
+            if let old = stored.takesPathOf { paths.move(old, to: stored.source) }
+            let gone = paths.update(for: contents).gone.map(\.id)
+            guard let itemID = paths.id(of: stored.source) else { throw .failed("the item was not stored") }
+            return ((itemID, stored.isNew, gone, hadCredential && key.map { contents.credentials[$0] == nil } == true), true)
+        }
+        if credentialLost, let key {
+            logger.notice(
+                """
+                a Secret Service client replaced vault's credential for \(key.account) at \(key.server) with a secret of content type \
+                \(contentType.prefix(100)): it is that client's item now, which `vault load` does not read
+                """)
         }
         let itemPath = ObjectPath.itemPath(id, itemID)
+        let collectionPath = ObjectPath.collectionPath(id)
+        // The other items a replace replaced are gone.
+        let deleted = replaced.map {
+            Signal(path: collectionPath, interface: Interface.collection, name: "ItemDeleted", arguments: [.objectPath(ObjectPath.itemPath(id, $0))])
+        }
         return Answer(
             [.objectPath(itemPath), .objectPath("/")],
-            signals: [
+            signals: deleted + [
                 Signal(
-                    path: ObjectPath.collectionPath(id), interface: Interface.collection, name: isNew ? "ItemCreated" : "ItemChanged",
+                    path: collectionPath, interface: Interface.collection, name: isNew ? "ItemCreated" : "ItemChanged",
                     arguments: [.objectPath(itemPath)])
             ])
     }
@@ -98,7 +115,7 @@ extension ProviderCore {
         guard let label = value.string else { throw .invalidArgs("Label must be a string") }
         try Limits.check(label: label)
         let now = Self.now()
-        try await modify { (contents) throws(ServiceFault) in
+        try await modify { (contents, _) throws(ServiceFault) in
             try contents.setCollectionLabel(id, label: label, now: now)
             return ((), true)
         }

@@ -13,6 +13,20 @@ extension ProviderCore {
         return item
     }
 
+    /// One read-modify-write of the item at `collection`/`id` as the contents being changed
+    /// hold it (not as an earlier read found it: that item may be gone, and its path with it).
+    private func modifyItem<T: Sendable>(
+        _ collection: String, _ id: String,
+        _ change: @escaping @Sendable (inout VaultContents, ModelItem, inout ItemPaths) throws(ServiceFault) -> T
+    ) async throws(ServiceFault) -> T {
+        try await modify { (contents, paths) throws(ServiceFault) in
+            guard let item = ServiceModel(contents: contents, paths: paths).item(collection, id) else {
+                throw .noSuchObject(ObjectPath.itemPath(collection, id))
+            }
+            return (try change(&contents, item, &paths), true)
+        }
+    }
+
     func itemCall(
         _ collection: String, _ id: String, _ member: String, _ arguments: [DBusValue], caller: String
     ) async throws(ServiceFault)
@@ -21,11 +35,7 @@ extension ProviderCore {
         let path = ObjectPath.itemPath(collection, id)
         switch member {
         case "Delete":
-            let item = try await findItem(collection, id)
-            try await modify { (contents) throws(ServiceFault) in
-                try contents.delete(item)
-                return ((), true)
-            }
+            try await modifyItem(collection, id) { (contents, item, _) throws(ServiceFault) in try contents.delete(item) }
             return Answer([.objectPath("/")], signals: [changed(collection, "ItemDeleted", path)])
         case "GetSecret":
             guard let sessionPath = arguments[0].objectPath else { throw .invalidArgs("session") }
@@ -34,11 +44,18 @@ extension ProviderCore {
             return Answer([try sendSecret(item, sessionPath: sessionPath, session: session)])
         case "SetSecret":
             let (secret, contentType) = try receiveSecret(arguments[0], caller: caller)
-            let item = try await findItem(collection, id)
             let now = Self.now()
-            try await modify { (contents) throws(ServiceFault) in
-                try contents.setSecret(of: item, secret: secret, contentType: contentType, now: now)
-                return ((), true)
+            let (before, after) = try await modifyItem(collection, id) { (contents, item, paths) throws(ServiceFault) in
+                let after = try contents.setSecret(of: item, secret: secret, contentType: contentType, now: now)
+                paths.move(item.source, to: after)
+                return (item.source, after)
+            }
+            if case .credential(let key) = before, before != after {
+                logger.notice(
+                    """
+                    a Secret Service client stored a secret of content type \(contentType.prefix(100)) in vault's credential for \
+                    \(key.account) at \(key.server): it is kept as that client's item now, which `vault load` does not read
+                    """)
             }
             return Answer([], signals: [changed(collection, "ItemChanged", path)])
         default: throw .unknownMethod(Interface.item, member, "")
@@ -55,27 +72,23 @@ extension ProviderCore {
 
     func setItemProperty(_ collection: String, _ id: String, _ name: String, _ value: DBusValue) async throws(ServiceFault) -> Answer {
         let path = ObjectPath.itemPath(collection, id)
-        let item = try await findItem(collection, id)
+        _ = try await findItem(collection, id)  // no item: NoSuchObject before any other answer
         let now = Self.now()
         switch name {
         case "Label":
             guard let label = value.string else { throw .invalidArgs("Label must be a string") }
             try Limits.check(label: label)
-            try await modify { (contents) throws(ServiceFault) in
+            try await modifyItem(collection, id) { (contents, item, _) throws(ServiceFault) in
                 try contents.setLabel(of: item, label: label, now: now)
-                return ((), true)
             }
             return Answer(
                 [], signals: [Answer.propertiesChanged(path, Interface.item, [("Label", value)]), changed(collection, "ItemChanged", path)])
         case "Attributes":
             guard let attributes = value.stringDictionary else { throw .invalidArgs("Attributes must be a{ss}") }
             try Limits.check(attributes: attributes)
-            let newID = try await modify { (contents) throws(ServiceFault) in
-                (try contents.setAttributes(of: item, attributes: attributes, now: now), true)
-            }
-            guard newID == id else {
-                let newPath = ObjectPath.itemPath(collection, newID)
-                return Answer([], signals: [changed(collection, "ItemDeleted", path), changed(collection, "ItemCreated", newPath)])
+            // The item keeps its path, whatever record it becomes (as in GNOME Keyring).
+            try await modifyItem(collection, id) { (contents, item, paths) throws(ServiceFault) in
+                paths.move(item.source, to: try contents.setAttributes(of: item, attributes: attributes, now: now))
             }
             return Answer(
                 [], signals: [Answer.propertiesChanged(path, Interface.item, [("Attributes", value)]), changed(collection, "ItemChanged", path)])

@@ -32,28 +32,50 @@ package final class ProviderCore: Sendable {
     static func now() -> UInt64 { UInt64(max(0, time(nil))) }
 
     /// The collections and items now; `IsLocked` when the key is not held and the key cache
-    /// does not give it.
+    /// does not give it. The items' paths follow these contents (``ItemPaths``): a read that
+    /// raced one of the provider's own changes or a newer read reads again, so the paths
+    /// never follow older contents than they followed already.
     func model() async throws(ServiceFault) -> ServiceModel {
-        do throws(VaultError) {
-            let contents = try await contentsUnlocking()
-            let ids = ServiceModel(contents: contents).collectionIDs
-            state.withLock { $0.knownCollections = ids }
-            return ServiceModel(contents: contents)
-        } catch {
-            throw fault(error)
+        for _ in 0..<16 {
+            let generation = await quietGeneration()
+            let contents: VaultContents
+            do throws(VaultError) {
+                contents = try await contentsUnlocking()
+            } catch {
+                throw fault(error)
+            }
+            let ids = [ServiceCollection.loginID] + contents.collections.keys.filter { $0 != ServiceCollection.loginID }.sorted()
+            let paths: ItemPaths? = state.withLock { state in
+                guard !state.changing, state.pathsGeneration == generation else { return nil }
+                state.knownCollections = ids
+                if state.paths.update(for: contents).changed { state.pathsGeneration += 1 }
+                return state.paths
+            }
+            if let paths { return ServiceModel(contents: contents, paths: paths) }
         }
+        throw .failed("the vault kept changing while it was read; try again")
     }
 
     /// One read-modify-write: `change` returns its result and whether it changed anything;
-    /// a ``ServiceFault`` it throws leaves the contents as they were.
+    /// a ``ServiceFault`` it throws leaves the contents as they were. `change` sees the
+    /// contents as they are under the file's lock and the items' paths updated to them, and
+    /// may move a path (``ItemPaths/move(_:to:)``); the paths follow its result afterwards.
+    /// The provider's changes run one at a time, and no read updates the paths meanwhile.
     func modify<T: Sendable>(
-        _ change: @escaping @Sendable (inout VaultContents) throws(ServiceFault) -> (T, changed: Bool)
+        _ change: @escaping @Sendable (inout VaultContents, inout ItemPaths) throws(ServiceFault) -> (T, changed: Bool)
     ) async throws(ServiceFault) -> T {
+        await beginChange()
+        defer { endChange() }
         let outcome = OutcomeBox<T>()
-        let attempt: @Sendable () async throws(VaultError) -> Void = { [backing] () async throws(VaultError) in
+        let attempt: @Sendable () async throws(VaultError) -> Void = { [backing, self] () async throws(VaultError) in
             try await backing.modify { (contents) throws(VaultError) -> Bool in
                 do throws(ServiceFault) {
-                    let (result, changed) = try change(&contents)
+                    let (result, changed) = try self.state.withLock { (state) throws(ServiceFault) in
+                        _ = state.paths.update(for: contents)
+                        let outcome = try change(&contents, &state.paths)
+                        _ = state.paths.update(for: contents)
+                        return outcome
+                    }
                     outcome.value.withLock { $0 = .success(result) }
                     return changed
                 } catch {
@@ -74,6 +96,51 @@ package final class ProviderCore: Sendable {
         }
         guard let result = outcome.value.withLock({ $0 }) else { throw .failed("the vault was not changed") }
         return try result.get()
+    }
+
+    /// Waits until none of the provider's own changes is under way; returns the paths'
+    /// generation then.
+    private func quietGeneration() async -> UInt64 {
+        while true {
+            if let generation = state.withLock({ $0.changing ? nil : $0.pathsGeneration }) { return generation }
+            await waitForChangeEnd()
+        }
+    }
+
+    /// Waits for the change under way to end, then starts one.
+    private func beginChange() async {
+        while true {
+            let started = state.withLock { state in
+                guard !state.changing else { return false }
+                state.changing = true
+                state.pathsGeneration += 1
+                return true
+            }
+            if started { return }
+            await waitForChangeEnd()
+        }
+    }
+
+    private func endChange() {
+        let waiters = state.withLock { state in
+            state.changing = false
+            state.pathsGeneration += 1
+            defer { state.changeWaiters = [] }
+            return state.changeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns when no change is under way (at once when none is).
+    private func waitForChangeEnd() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = state.withLock { state in
+                guard state.changing else { return false }
+                state.changeWaiters.append(continuation)
+                return true
+            }
+            if !waits { continuation.resume() }
+        }
     }
 
     private func contentsUnlocking() async throws(VaultError) -> VaultContents {

@@ -3,7 +3,8 @@
 
 /// What the provider remembers between calls, besides the vault's contents: the open
 /// sessions and prompts (each owned by the unique name that opened it), the callers' uids,
-/// the aliases and the collections clients last saw (to tell them about lock changes).
+/// the aliases, the collections clients last saw (to tell them about lock changes) and the
+/// items' paths.
 package struct ProviderState: Sendable {
     struct OpenSession: Sendable {
         var owner: String
@@ -20,6 +21,16 @@ package struct ProviderState: Sendable {
     /// Alias -> collection id.
     var aliases: [String: String] = ["default": "login", "login": "login"]
     var knownCollections: [String] = ["login"]
+    /// The items' object paths, following the contents the provider last read or wrote.
+    var paths = ItemPaths()
+    /// Counts changes of ``paths`` and the starts and ends of the provider's own changes, so
+    /// a read that raced one does not update ``paths`` from older contents
+    /// (``ProviderCore/model()``).
+    var pathsGeneration: UInt64 = 0
+    /// True while one of the provider's own changes is under way; the reads and changes
+    /// waiting for it to end.
+    var changing = false
+    var changeWaiters: [CheckedContinuation<Void, Never>] = []
     /// When the log last said the vault is locked (seconds since 1970), so a client polling
     /// a locked vault does not fill the log.
     var lastLockedNotice: UInt64 = 0

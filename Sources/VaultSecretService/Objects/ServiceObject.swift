@@ -84,7 +84,7 @@ extension ProviderCore {
             return Answer([.objectPath(ObjectPath.collectionPath(existing)), .objectPath("/")])
         }
         let now = Self.now()
-        let id = try await modify { (contents) throws(ServiceFault) in (contents.createCollection(label: label, now: now), true) }
+        let id = try await modify { (contents, _) throws(ServiceFault) in (contents.createCollection(label: label, now: now), true) }
         if !aliasName.isEmpty { state.withLock { $0.aliases[aliasName] = id } }
         let path = ObjectPath.collectionPath(id)
         return Answer(

@@ -48,8 +48,14 @@ public struct KDFParameters: Sendable, Hashable, CustomStringConvertible {
 
     /// Derives the vault's two keys from the passphrase: one that authenticates the
     /// header (and so checks the passphrase), one that seals the body.
+    ///
+    /// Every passphrase becomes a key here (a vault file's, `vault passwd`'s new one, a
+    /// fleet's), so here it is refused, as `.invalidInput`, when it is empty or holds a NUL
+    /// byte: scrypt's PBKDF2-HMAC pads a short key with zero bytes, so a passphrase with
+    /// trailing NULs would open a vault made without them.
     package func deriveKeys(passphrase: Secret, salt: [UInt8]) throws(VaultError) -> VaultKeys {
         guard !passphrase.isEmpty else { throw .invalidInput("the passphrase must not be empty") }
+        guard !passphrase.bytes.contains(0) else { throw .invalidInput("the passphrase must not contain a NUL byte") }
         let master: SymmetricKey
         do {
             master = try KDF.Scrypt.deriveKey(
