@@ -205,9 +205,15 @@ import VaultTestSupport
                 if updated.contains(where: { $0.hasPrefix("STATUS=") && $0.contains("open") }) { break }
             }
             #expect(updated.contains { $0.hasPrefix("STATUS=serving at \(place.socket); ") && $0.hasSuffix(" open") }, "\(updated)")
+            // The listener reads on while the agent stops: a datagram socket queues 10
+            // messages (net.unix.max_dgram_qlen), and the agent drops a message rather than
+            // wait on a full queue, so a listener that paused here lost STOPPING=1 to the
+            // WATCHDOG=1 sent every 200 ms.
+            async let stopping = listener.wait(timeout: 30) { $0.contains { $0.hasPrefix("STOPPING=1") } }
             agent.terminate()
-            #expect(try await agent.finishAsync(timeout: 30).status == 0)
-            let all = await listener.wait(timeout: 10) { $0.contains { $0.hasPrefix("STOPPING=1") } }
+            let finished = try await agent.finishAsync(timeout: 30)
+            let all = await stopping
+            #expect(finished.status == 0)
             #expect(all.contains { $0.hasPrefix("STOPPING=1") }, "\(all)")
         }
     }
