@@ -186,7 +186,10 @@ import VaultTestSupport
             defer { listener.close() }
             var environment = place.environment
             environment["NOTIFY_SOCKET"] = listener.path
-            environment["WATCHDOG_USEC"] = "400000"
+            // WATCHDOG=1 every second: the socket queues 10 datagrams, and the agent drops
+            // a message rather than wait on a full queue (systemd reads at once), so with a
+            // faster watchdog a reader starved for 2 s on a loaded machine lost STOPPING=1.
+            environment["WATCHDOG_USEC"] = "2000000"
             let agent = try await Self.startAgent(place, environment: environment)
             defer { agent.kill() }
             let ready = await listener.wait(timeout: 30) { messages in
@@ -205,10 +208,7 @@ import VaultTestSupport
                 if updated.contains(where: { $0.hasPrefix("STATUS=") && $0.contains("open") }) { break }
             }
             #expect(updated.contains { $0.hasPrefix("STATUS=serving at \(place.socket); ") && $0.hasSuffix(" open") }, "\(updated)")
-            // The listener reads on while the agent stops: a datagram socket queues 10
-            // messages (net.unix.max_dgram_qlen), and the agent drops a message rather than
-            // wait on a full queue, so a listener that paused here lost STOPPING=1 to the
-            // WATCHDOG=1 sent every 200 ms.
+            // The listener reads on while the agent stops (see WATCHDOG_USEC above).
             async let stopping = listener.wait(timeout: 30) { $0.contains { $0.hasPrefix("STOPPING=1") } }
             agent.terminate()
             let finished = try await agent.finishAsync(timeout: 30)
