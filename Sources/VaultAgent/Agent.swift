@@ -58,6 +58,8 @@ public actor Agent: AgentServing {
     public nonisolated let tuning: Tuning
     private nonisolated let vault: VaultHolder
     private nonisolated let keepers = Mutex<[KeptAccount: AccountKeeper]>([:])
+    /// Set by ``stop()``, inside `keepers`' lock: no keeper is made or started after it.
+    private nonisolated let stopping = Mutex(false)
     private nonisolated let loops = LoopCounter()
     private nonisolated let ticker = Wakeup()
     private var tickTask: Task<Void, Never>?
@@ -105,12 +107,20 @@ public actor Agent: AgentServing {
 
     /// Stops every keep-alive task and waits (at most ``Tuning/stopTimeout``) for the work
     /// they have under way, token file writes among it.
+    ///
+    /// From the stop on no refresh token is spent: no keeper is made (a request for an
+    /// account not served yet is declined, and its client does the work itself), none is
+    /// started again (a rescan under way), and no keeper makes a new token source. The
+    /// sources there are get closed, and a refresh already sent is stored before this returns.
     public func stop() async {
+        let all = keepers.withLock { keepers in
+            stopping.withLock { $0 = true }
+            return Array(keepers.values)
+        }
         tickTask?.cancel()
         ticker.wake()
         tickTask = nil
-        let all = keepers.withLock { Array($0.values) }
-        for keeper in all { keeper.stopKeeping() }
+        for keeper in all { keeper.retire() }
         // No refresh token is spent from here on; one already sent is stored before the exit.
         let drained = await Self.finishes(within: tuning.refreshDrainTimeout) {
             await withTaskGroup(of: Void.self) { group in
@@ -279,12 +289,14 @@ public actor Agent: AgentServing {
             return .failure(error)
         }
         let made = AccountKeeper(account: account, vault: vault, configuration: configuration, tuning: tuning, loops: loops)
-        return .success(
-            keepers.withLock { keepers in
-                if let known = keepers[account] { return known }
-                keepers[account] = made
-                return made
-            })
+        let found: AccountKeeper? = keepers.withLock { keepers in
+            if let known = keepers[account] { return known }
+            if stopping.withLock({ $0 }) { return nil }
+            keepers[account] = made
+            return made
+        }
+        guard let found else { return .failure(AccountKeeper.stopping(account)) }
+        return .success(found)
     }
 
     /// Finds the accounts to keep (the configured ones, or every one with stored tokens,
@@ -305,6 +317,8 @@ public actor Agent: AgentServing {
             }
         }
         let (started, stopped): ([AccountKeeper], [AccountKeeper]) = keepers.withLock { keepers in
+            // The agent stopping: it keeps nothing more (its keepers are retired).
+            if stopping.withLock({ $0 }) { return ([], []) }
             var started: [AccountKeeper] = []
             for account in wanted where keepers[account]?.status().kept != true {
                 let keeper =

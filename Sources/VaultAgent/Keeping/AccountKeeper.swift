@@ -41,6 +41,8 @@ final class AccountKeeper: Sendable {
         var dropped: [Task<Result<TokenSource, AuthError>, Never>] = []
         var phase = Phase.active
         var kept = false
+        /// Set by ``retire()`` (the agent stops): no source is made and no keeping starts again.
+        var retired = false
         var loop: Task<Void, Never>?
         var nextRefreshAt: Date?
         var lastRefreshAt: Date?
@@ -79,7 +81,10 @@ final class AccountKeeper: Sendable {
     func source() async throws(AuthError) -> TokenSource {
         guard let current = vault.current() else { throw .store(.locked(Agent.lockedReason)) }
         let (store, generation) = (current.store, current.generation)
-        let task: Task<Result<TokenSource, AuthError>, Never> = state.withLock { state in
+        let task: Task<Result<TokenSource, AuthError>, Never>? = state.withLock { state in
+            // A stopping agent makes no source: one made after the stop closed the others
+            // could spend a refresh token while the process exits, before its store write.
+            if state.retired { return nil }
             if let running = state.source, state.sourceGeneration == generation { return running }
             let task = Task { await self.makeSource(store) }
             // A lock that came since the store was taken leaves nothing made from it behind.
@@ -89,6 +94,7 @@ final class AccountKeeper: Sendable {
             }
             return task
         }
+        guard let task else { throw Self.stopping(account) }
         let result = await task.value
         if case .failure = result {
             state.withLock { state in if state.source == task { state.source = nil } }
@@ -141,8 +147,14 @@ final class AccountKeeper: Sendable {
         wakeup.wake()
     }
 
+    /// Why a request is declined once the agent stops: the client does the work itself.
+    static func stopping(_ account: KeptAccount) -> AuthError {
+        .lockTimeout("the agent is stopping; \(account) is served by the caller")
+    }
+
     /// Closes every token source this keeper made (``TokenSource/close()``): no refresh
     /// token is spent after this, and the refreshes already sent are stored when it returns.
+    /// Called after ``retire()``, so no source is made after the ones it closes.
     func closeSources() async {
         let sources = state.withLock { state in state.dropped + (state.source.map { [$0] } ?? []) }
         for task in sources {
@@ -164,9 +176,10 @@ final class AccountKeeper: Sendable {
 
     // MARK: - Keeping
 
-    /// Starts the keep-alive task (once).
+    /// Starts the keep-alive task (once); nothing once the keeper is retired.
     func startKeeping() {
         state.withLock { state in
+            guard !state.retired else { return }
             state.kept = true
             guard state.loop == nil else { return }
             loops.enter()
@@ -186,6 +199,14 @@ final class AccountKeeper: Sendable {
         }
         loop?.cancel()
         wakeup.wake()
+    }
+
+    /// For the agent's stop: stops keeping for good. No keeping starts again (a rescan
+    /// under way at the stop cannot restart it) and ``source()`` makes no new source, so
+    /// the sources ``closeSources()`` closes afterwards are all there will ever be.
+    func retire() {
+        state.withLock { $0.retired = true }
+        stopKeeping()
     }
 
     /// What the keep-alive task remembers between its turns.
