@@ -309,6 +309,11 @@ import VaultTestSupport
             #expect(lapsed, "the agent still serves after the key cache dropped the key: \(agent.output)")
             let load = try await setup.vault(["load", "-v", setup.url, setup.alice], extra: file)
             #expect(load.status != 0 && !load.out.contains(Self.password), "\(load.err)")
+            // Locked, the agent tries the key cache every 5 s; -v's store notices come once,
+            // at the start, not at every try.
+            try await Task.sleep(for: .seconds(11))
+            let notices = agent.output.split(separator: "\n").filter { $0.contains("vault: backend ") }
+            #expect(notices.count == 1, "\(agent.output)")
         }
     }
 }

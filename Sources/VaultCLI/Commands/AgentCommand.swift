@@ -201,6 +201,9 @@ struct AgentCommand: AsyncParsableCommand {
         let options = chosen
         var keyCacheOnly = options
         keyCacheOnly.keyCacheOnly = true
+        // Tried every few seconds while the vault is locked: without -v's notices (the
+        // backend, the key cache), which would repeat each time; the agent logs the unlock.
+        keyCacheOnly.verbose = false
         let afterLock = keyCacheOnly
         // Each exchange within the agent's answer deadline, so a hanging provider holds the
         // account's refresh lock (which a falling-back command waits for) no longer.
