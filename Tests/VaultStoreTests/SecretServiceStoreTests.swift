@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import CLibSecret
 import Foundation
 import Testing
-import VaultStore
 import VaultTestSupport
 import VaultTesting
+
+@testable import VaultStore
 
 /// Runs a program to completion (a `ChildProcess`: bounded, output drained on threads of
 /// its own); `environment` nil inherits this process's.
@@ -297,5 +299,62 @@ extension SecretServiceStoreTests {
         #expect(try store.list(server: server).map(\.key) == [password, tokens])
         try store.remove(password)
         #expect(try store.load(tokens) != nil, "removing the password keeps the tokens")
+    }
+}
+
+/// The session bus connection closed under the store (issue: a long-running agent whose
+/// connection the bus daemon closed failed every call until it restarted).
+extension SecretServiceStoreTests {
+    @Test func aClosedBusConnectionIsReplacedByTheNextOperation() async throws {
+        try KeyringTestEnvironment.require()
+        // In a process of its own: closing this process's connection would fail the other
+        // keyring tests running beside this one.
+        await #expect(processExitsWith: .success) {
+            do {
+                try SecretServiceStoreTests.operationsAcrossClosedConnections()
+            } catch {
+                Issue.record("\(error)")  // reported by the parent
+                exit(1)
+            }
+        }
+    }
+
+    /// Saves and loads, closes GLib's shared connection (what the bus daemon did), then
+    /// saves (updating and creating), loads, lists and removes; then closes the connection
+    /// the store moved to, and loads again. Throws at the first surprise.
+    static func operationsAcrossClosedConnections() throws {
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("bus")).example.org"
+        let key = CredentialKey(server: server, account: "frank")
+        let tokens = CredentialKey(server: server, account: "frank", kind: .tokens)
+        defer {
+            try? store.remove(key)
+            try? store.remove(tokens)
+        }
+        func check(_ condition: Bool, _ what: String) throws { if !condition { throw KeyringError(what) } }
+
+        try store.save(Credential(key: key, secret: Secret("before")))
+        try check(try store.load(key)?.secret == Secret("before"), "load before the close")
+
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let shared = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else { throw KeyringError("no session bus connection") }
+        g_dbus_connection_close_sync(shared, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(shared))
+
+        try store.save(Credential(key: key, secret: Secret("after")))  // updates the item (libsecret's item proxy)
+        try check(try store.load(key)?.secret == Secret("after"), "load after the close")
+        try store.save(Credential(key: tokens, secret: Secret("token-set")))  // creates one (libsecret's CreateItem)
+        try check(try store.load(tokens)?.secret == Secret("token-set"), "load of a new item after the close")
+        try check(try store.list(server: server).map(\.key) == [key, tokens], "list after the close")
+        try store.remove(tokens)
+        try check(try store.load(tokens) == nil, "remove after the close")
+
+        // The connection the store uses now (vault's own when GLib kept the closed one) closes too.
+        let current = try SessionBus.connection()
+        g_dbus_connection_close_sync(current, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(current))
+        try check(try store.load(key)?.secret == Secret("after"), "load after the second close")
+        try store.remove(key)
+        try check(try store.load(key) == nil, "remove after the second close")
     }
 }

@@ -97,18 +97,22 @@ enum ItemCalls {
             // At most three round trips (the service's properties, the session, the secret).
             let bound = BoundedCall.bound(calls: 3, of: timeoutMilliseconds)
             return try BoundedCall.run(milliseconds: bound, timedOut: { BoundedCall.timeout(bound) }) {
-                (cancellable) throws(GLibError) in try encryptedSecret(of: path, cancellable: cancellable)
+                (cancellable) throws(GLibError) in try encryptedSecret(of: path, connection: connection, cancellable: cancellable)
             }
         }
     }
 
-    /// Reads the secret through libsecret, which opens (once) and uses an encrypted session.
-    private static func encryptedSecret(of path: String, cancellable: UnsafeMutablePointer<GCancellable>) throws(GLibError) -> [UInt8] {
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, &error) else {
-            throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no Secret Service")
-        }
+    /// Reads the secret through libsecret's service on `connection`, which opens (once per
+    /// connection) and uses an encrypted session.
+    private static func encryptedSecret(
+        of path: String, connection: OpaquePointer, cancellable: UnsafeMutablePointer<GCancellable>
+    ) throws(GLibError) -> [UInt8] {
+        let service = try SessionBus.service(on: connection, cancellable: cancellable)
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard secret_service_ensure_session_sync(service, cancellable, &error) != 0 else {
+            throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no encrypted session")
+        }
         guard let value = secret_service_get_secret_for_dbus_path_sync(service, path, cancellable, &error) else {
             throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "the item has no secret")
         }

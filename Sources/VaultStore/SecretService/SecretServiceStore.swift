@@ -43,7 +43,9 @@ import CLibSecret
 /// that the Secret Service answers, so a forced `secret-service` backend without a bus
 /// fails fast with `backendUnavailable` instead of autolaunching D-Bus or hanging.
 /// Instances are thread-safe: they hold no mutable state, and libsecret's `_sync` calls
-/// need no main loop.
+/// need no main loop. The bus connection is `SessionBus`'s: one the bus daemon closed is
+/// replaced before the next operation, and an operation that failed because of it runs
+/// once more on the new one.
 public final class SecretServiceStore: SecureStore {
     /// `"secret-service"`; see ``SecureStore/backendName``.
     public let backendName = "secret-service"
@@ -192,7 +194,21 @@ public final class SecretServiceStore: SecureStore {
     /// unlocked. A locked collection is unlocked through the service's prompt when the
     /// prompt policy allows it, else throws `locked` at once; a missing default collection
     /// throws `backendUnavailable` (none is ever created).
+    ///
+    /// An operation that fails because the bus closed the connection runs once more on the
+    /// connection `SessionBus` replaces it with. Every operation here is safe to run again:
+    /// `load` and `list` only read; `save` of the same credential ends in the same single
+    /// item whether or not the first run wrote; `remove` deletes what is left of the key.
     private func withCollection<R>(_ body: (OpenCollection) throws(VaultError) -> R) throws(VaultError) -> R {
+        do {
+            return try withCollectionOnce(body)
+        } catch {
+            guard case .backendUnavailable(let why) = error, GLibError.saysConnectionClosed(why) else { throw error }
+            return try withCollectionOnce(body)
+        }
+    }
+
+    private func withCollectionOnce<R>(_ body: (OpenCollection) throws(VaultError) -> R) throws(VaultError) -> R {
         let connection: OpaquePointer
         do throws(GLibError) {
             connection = try SessionBus.connection()
@@ -307,11 +323,9 @@ public final class SecretServiceStore: SecureStore {
         cancellable: UnsafeMutablePointer<GCancellable>
     ) throws(VaultError) {
         let collection = open.path
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error) else {
-            throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
-        }
+        let service = try open.libsecretService(cancellable: cancellable)
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        var error: UnsafeMutablePointer<GError>? = nil
         guard let proxy = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, cancellable, &error) else {
             throw failure(GLibError.take(&error), doing: "open the default collection")
         }
