@@ -16,6 +16,8 @@ struct ItemProperties: Sendable {
     var label: String
     /// Seconds since the epoch.
     var modified: UInt64
+    /// Seconds since the epoch.
+    var created: UInt64
     /// True when the service does not let this client use the item yet (inside an
     /// unlocked collection: an access it has not approved, KeePassXC's confirmation).
     var locked: Bool
@@ -68,7 +70,7 @@ enum ItemCalls {
         defer { g_variant_unref(reply) }
         let dictionary = g_variant_get_child_value(reply, 0)!
         defer { g_variant_unref(dictionary) }
-        var properties = ItemProperties(attributes: [:], label: "", modified: 0, locked: false)
+        var properties = ItemProperties(attributes: [:], label: "", modified: 0, created: 0, locked: false)
         for index in 0..<g_variant_n_children(dictionary) {
             let entry = g_variant_get_child_value(dictionary, index)!
             defer { g_variant_unref(entry) }
@@ -81,6 +83,7 @@ enum ItemCalls {
             case ("Attributes", "a{ss}"): properties.attributes = dictionaryOfStrings(value)
             case ("Label", "s"): properties.label = String(cString: g_variant_get_string(value, nil))
             case ("Modified", "t"): properties.modified = UInt64(g_variant_get_uint64(value))
+            case ("Created", "t"): properties.created = UInt64(g_variant_get_uint64(value))
             case ("Locked", "b"): properties.locked = g_variant_get_boolean(value) != 0
             default: continue
             }
