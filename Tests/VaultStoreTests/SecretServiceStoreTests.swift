@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import CLibSecret
 import Foundation
 import Testing
-import VaultStore
 import VaultTestSupport
 import VaultTesting
+
+@testable import VaultStore
 
 /// Runs a program to completion (a `ChildProcess`: bounded, output drained on threads of
 /// its own); `environment` nil inherits this process's.
@@ -297,5 +299,161 @@ extension SecretServiceStoreTests {
         #expect(try store.list(server: server).map(\.key) == [password, tokens])
         try store.remove(password)
         #expect(try store.load(tokens) != nil, "removing the password keeps the tokens")
+    }
+}
+
+/// The session bus connection closed under the store (issue: a long-running agent whose
+/// connection the bus daemon closed failed every call until it restarted).
+extension SecretServiceStoreTests {
+    @Test func aClosedBusConnectionIsReplacedByTheNextOperation() async throws {
+        try KeyringTestEnvironment.require()
+        // In a process of its own: closing this process's connection would fail the other
+        // keyring tests running beside this one.
+        await #expect(processExitsWith: .success) {
+            do {
+                try SecretServiceStoreTests.operationsAcrossClosedConnections()
+            } catch {
+                Issue.record("\(error)")  // reported by the parent
+                exit(1)
+            }
+        }
+    }
+
+    /// Saves and loads, closes GLib's shared connection (what the bus daemon did), then
+    /// saves (updating and creating), loads, lists and removes; then closes the connection
+    /// the store moved to, and loads again. Throws at the first surprise.
+    static func operationsAcrossClosedConnections() throws {
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("bus")).example.org"
+        let key = CredentialKey(server: server, account: "frank")
+        let tokens = CredentialKey(server: server, account: "frank", kind: .tokens)
+        defer {
+            try? store.remove(key)
+            try? store.remove(tokens)
+        }
+        func check(_ condition: Bool, _ what: String) throws { if !condition { throw KeyringError(what) } }
+
+        try store.save(Credential(key: key, secret: Secret("before")))
+        try check(try store.load(key)?.secret == Secret("before"), "load before the close")
+
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let shared = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else { throw KeyringError("no session bus connection") }
+        g_dbus_connection_close_sync(shared, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(shared))
+
+        try store.save(Credential(key: key, secret: Secret("after")))  // updates the item (libsecret's item proxy)
+        try check(try store.load(key)?.secret == Secret("after"), "load after the close")
+        try store.save(Credential(key: tokens, secret: Secret("token-set")))  // creates one (libsecret's CreateItem)
+        try check(try store.load(tokens)?.secret == Secret("token-set"), "load of a new item after the close")
+        try check(try store.list(server: server).map(\.key) == [key, tokens], "list after the close")
+        try store.remove(tokens)
+        try check(try store.load(tokens) == nil, "remove after the close")
+
+        // The connection the store uses now (vault's own when GLib kept the closed one) closes too.
+        let current = try SessionBus.connection()
+        g_dbus_connection_close_sync(current, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(current))
+        try check(try store.load(key)?.secret == Secret("after"), "load after the second close")
+        try store.remove(key)
+        try check(try store.load(key) == nil, "remove after the second close")
+    }
+}
+
+/// Two items of one key (a save that once missed the key's item under load created a
+/// second): every reader and writer picks the same one, and a save leaves one.
+extension SecretServiceStoreTests {
+    /// Creates items in the default collection with Python's SecretStorage (no replace, so
+    /// two items may have the same attributes) and prints `path created modified` for each.
+    static let createItems = #"""
+        import json, sys, secretstorage
+        connection = secretstorage.dbus_init()
+        collection = secretstorage.get_default_collection(connection)
+        for item in json.loads(sys.argv[1]):
+            made = collection.create_item(item['label'], item['attributes'], item['secret'].encode(), replace=False)
+            print(made.item_path, made.get_created(), made.get_modified())
+        """#
+
+    /// The items whose attributes include `attributes`: `path secret` each.
+    static let searchItems = #"""
+        import json, sys, secretstorage
+        connection = secretstorage.dbus_init()
+        for item in secretstorage.search_items(connection, json.loads(sys.argv[1])):
+            print(item.item_path, item.get_secret().decode())
+        """#
+
+    static func python(_ script: String, _ argument: Any) throws -> [[Substring]] {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: argument, options: [.sortedKeys]), as: UTF8.self)
+        let result = try runTool("/usr/bin/python3", ["-c", script, json])
+        guard result.status == 0 else { throw KeyringError("python: \(result.err)") }
+        return result.out.split(separator: "\n").map { $0.split(separator: " ") }
+    }
+
+    @Test func twoTokenItemsOfOneKeyAreReadAlikeAndSaveLeavesOne() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore()
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("twins")).example.org"
+        let key = CredentialKey(server: server, account: "hank", kind: .tokens)
+        let vaults = ["vault-kind": "tokens", "vault-server": server, "vault-account": "hank"]
+        let schema = ["xdg:schema": "io.github.vault.Item"]
+        // The neighbour: another application's item with vault's attributes and one more.
+        let neighbour = vaults.merging(["application": "other"]) { $1 }
+        let made = try Self.python(
+            Self.createItems,
+            [
+                ["label": "first", "attributes": vaults.merging(schema) { $1 }, "secret": "first"],
+                ["label": "second", "attributes": vaults.merging(schema) { $1 }, "secret": "second"],
+                ["label": "not vault's", "attributes": neighbour, "secret": "neighbour"],
+            ])
+        defer { try? store.remove(key) }
+        defer { _ = try? runTool("/usr/bin/secret-tool", ["clear", "application", "other", "vault-server", server]) }
+        try #require(made.count == 3 && made.allSatisfy { $0.count == 3 }, "\(made)")
+
+        // The rule of `FoundItem.isPreferred(to:)`: newest Modified, newest Created, greatest path.
+        let twins = made.prefix(2).enumerated().map { index, line in
+            (secret: index == 0 ? "first" : "second", path: String(line[0]), created: UInt64(line[1])!, modified: UInt64(line[2])!)
+        }
+        let expected = twins.max { a, b in
+            let (rankA, rankB) = ((a.modified, a.created, a.path.utf8.count), (b.modified, b.created, b.path.utf8.count))
+            return rankA != rankB ? rankA < rankB : a.path.utf8.lexicographicallyPrecedes(b.path.utf8)
+        }!
+        for _ in 0..<10 {
+            #expect(try store.load(key)?.secret == Secret(expected.secret))
+        }
+
+        try store.save(Credential(key: key, secret: Secret("third")))
+        let left = try Self.python(Self.searchItems, vaults)
+        #expect(left.count == 2, "vault's one item and the neighbour: \(left)")
+        #expect(left.contains { $0 == [Substring(expected.path), "third"] }, "the item load read was updated: \(left)")
+        #expect(left.contains { $0.count == 2 && $0[1] == "neighbour" }, "the neighbour stays: \(left)")
+        #expect(try store.load(key)?.secret == Secret("third"))
+    }
+}
+
+/// `preferred`'s order, without a keyring.
+@Suite struct PreferredItemTests {
+    static func item(_ path: String, _ shape: ItemShape = .current, modified: UInt64 = 100, created: UInt64 = 50) -> SecretServiceStore.FoundItem {
+        .init(
+            path: path, key: CredentialKey(server: "ex.com", account: "a"), shape: shape, label: path, modified: modified, created: created,
+            locked: false)
+    }
+
+    @Test func shapeThenModifiedThenCreatedThenTheGreatestPath() {
+        let base = "/org/freedesktop/secrets/collection/login/"
+        let cases: [(items: [SecretServiceStore.FoundItem], winner: String)] = [
+            ([Self.item("a", .plainPair, modified: 200), Self.item("b")], "b"),
+            ([Self.item("a", modified: 99, created: 90), Self.item("b", created: 10)], "b"),
+            ([Self.item("a", created: 40), Self.item("b", created: 41)], "b"),
+            ([Self.item("b", created: 41), Self.item("a", created: 40)], "b"),
+            ([Self.item(base + "9"), Self.item(base + "12"), Self.item(base + "10")], base + "12"),
+            ([Self.item(base + "10"), Self.item(base + "12"), Self.item(base + "9")], base + "12"),
+            ([Self.item(base + "abc"), Self.item(base + "abd")], base + "abd"),
+        ]
+        for (items, winner) in cases {
+            // The same winner whatever order the service lists the items in.
+            for order in [items, Array(items.reversed()), Array(items.dropFirst() + items.prefix(1))] {
+                #expect(order.preferred?.path == winner, "\(order.map(\.path))")
+            }
+        }
+        #expect([SecretServiceStore.FoundItem]().preferred == nil)
     }
 }

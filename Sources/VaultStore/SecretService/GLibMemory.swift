@@ -55,6 +55,13 @@ struct GLibError: Sendable {
             .contains { message.contains($0) }
     }
 
+    /// True for GDBus's words for a call on a closed bus connection (or one pending when the
+    /// bus daemon closed it), in a message already turned into a `VaultError`:
+    /// `SessionBus` replaces that connection before the next call.
+    static func saysConnectionClosed(_ message: String) -> Bool {
+        message.contains("The connection is closed")
+    }
+
     /// True when libsecret says the item or collection is locked.
     var isLocked: Bool {
         domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue)

@@ -16,6 +16,8 @@ struct ItemProperties: Sendable {
     var label: String
     /// Seconds since the epoch.
     var modified: UInt64
+    /// Seconds since the epoch.
+    var created: UInt64
     /// True when the service does not let this client use the item yet (inside an
     /// unlocked collection: an access it has not approved, KeePassXC's confirmation).
     var locked: Bool
@@ -68,7 +70,7 @@ enum ItemCalls {
         defer { g_variant_unref(reply) }
         let dictionary = g_variant_get_child_value(reply, 0)!
         defer { g_variant_unref(dictionary) }
-        var properties = ItemProperties(attributes: [:], label: "", modified: 0, locked: false)
+        var properties = ItemProperties(attributes: [:], label: "", modified: 0, created: 0, locked: false)
         for index in 0..<g_variant_n_children(dictionary) {
             let entry = g_variant_get_child_value(dictionary, index)!
             defer { g_variant_unref(entry) }
@@ -81,6 +83,7 @@ enum ItemCalls {
             case ("Attributes", "a{ss}"): properties.attributes = dictionaryOfStrings(value)
             case ("Label", "s"): properties.label = String(cString: g_variant_get_string(value, nil))
             case ("Modified", "t"): properties.modified = UInt64(g_variant_get_uint64(value))
+            case ("Created", "t"): properties.created = UInt64(g_variant_get_uint64(value))
             case ("Locked", "b"): properties.locked = g_variant_get_boolean(value) != 0
             default: continue
             }
@@ -97,18 +100,22 @@ enum ItemCalls {
             // At most three round trips (the service's properties, the session, the secret).
             let bound = BoundedCall.bound(calls: 3, of: timeoutMilliseconds)
             return try BoundedCall.run(milliseconds: bound, timedOut: { BoundedCall.timeout(bound) }) {
-                (cancellable) throws(GLibError) in try encryptedSecret(of: path, cancellable: cancellable)
+                (cancellable) throws(GLibError) in try encryptedSecret(of: path, connection: connection, cancellable: cancellable)
             }
         }
     }
 
-    /// Reads the secret through libsecret, which opens (once) and uses an encrypted session.
-    private static func encryptedSecret(of path: String, cancellable: UnsafeMutablePointer<GCancellable>) throws(GLibError) -> [UInt8] {
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, &error) else {
-            throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no Secret Service")
-        }
+    /// Reads the secret through libsecret's service on `connection`, which opens (once per
+    /// connection) and uses an encrypted session.
+    private static func encryptedSecret(
+        of path: String, connection: OpaquePointer, cancellable: UnsafeMutablePointer<GCancellable>
+    ) throws(GLibError) -> [UInt8] {
+        let service = try SessionBus.service(on: connection, cancellable: cancellable)
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard secret_service_ensure_session_sync(service, cancellable, &error) != 0 else {
+            throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no encrypted session")
+        }
         guard let value = secret_service_get_secret_for_dbus_path_sync(service, path, cancellable, &error) else {
             throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "the item has no secret")
         }

@@ -10,7 +10,7 @@ import CLibSecret
 /// Errors name the program that owns `org.freedesktop.secrets` (GNOME Keyring, KeePassXC,
 /// another) and give the fix that applies to it; the owner is asked only for an error.
 struct OpenCollection {
-    /// The shared session bus connection (borrowed; the store owns the reference).
+    /// The session bus connection `SessionBus` gave (borrowed; the store owns the reference).
     let connection: OpaquePointer
     /// The default collection's object path.
     let path: String
@@ -58,20 +58,29 @@ struct OpenCollection {
     // MARK: Items
 
     /// Runs `body` with a libsecret proxy of the item at `path` (for writing its secret
-    /// through libsecret's encrypted session); the proxy lives until `body` returns.
+    /// through libsecret's encrypted session), on this collection's connection; the proxy
+    /// lives until `body` returns.
     func withItemProxy<R>(
         _ path: String, cancellable: UnsafeMutablePointer<GCancellable>, _ body: (UnsafeMutablePointer<SecretItem>) throws(VaultError) -> R
     ) throws(VaultError) -> R {
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error) else {
-            throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
-        }
+        let service = try libsecretService(cancellable: cancellable)
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        var error: UnsafeMutablePointer<GError>? = nil
         guard let item = secret_item_new_for_dbus_path_sync(service, path, SECRET_ITEM_NONE, cancellable, &error) else {
             throw failure(GLibError.take(&error), doing: "open the item")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(item)) }
         return try body(item)
+    }
+
+    /// libsecret's service proxy on this collection's connection (`SessionBus.service(on:)`;
+    /// the caller unrefs it).
+    func libsecretService(cancellable: UnsafeMutablePointer<GCancellable>) throws(VaultError) -> UnsafeMutablePointer<SecretService> {
+        do throws(GLibError) {
+            return try SessionBus.service(on: connection, cancellable: cancellable)
+        } catch {
+            throw failure(error, doing: "connect to the Secret Service")
+        }
     }
 
     /// Asks the service to let this client use `items` (KeePassXC's access confirmation),

@@ -24,8 +24,9 @@ import Synchronization
 ///   at nothing fails at once; one that never answers is abandoned at the deadline).
 ///
 /// When the address is the process's own `DBUS_SESSION_BUS_ADDRESS`, the probe uses the
-/// shared connection (`SessionBus`), which the store and libsecret then reuse; else it
-/// opens (and closes) a private connection.
+/// connection of `SessionBus` (GLib's shared one, or vault's own after that was closed),
+/// which the store and its libsecret calls then reuse; else it opens (and closes) a
+/// private connection.
 public enum SecretServiceProbe {
     /// The environment variable that names the session bus.
     public static let busAddressVariable = "DBUS_SESSION_BUS_ADDRESS"

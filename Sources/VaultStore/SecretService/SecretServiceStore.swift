@@ -25,7 +25,10 @@ import CLibSecret
 ///   `vault: ACCOUNT@SERVER`; never through libsecret's "replace", which in GNOME Keyring
 ///   replaces every item whose attributes include the new ones), then deletes the key's
 ///   other items (duplicates, and an item in the shape older vaults wrote);
-/// - `load` returns the key's best, newest item; `remove` deletes every item of the key;
+/// - `load` returns the key's best, newest item (`FoundItem.isPreferred(to:)`: a total
+///   order, so with two items of a key every reader and writer picks the same one; a search
+///   that loses an item while reading its properties searches again, bounded);
+///   `remove` deletes every item of the key;
 /// - `list` returns, one per key, every item of the default collection that is an item of
 ///   some key (`ItemShape.classify`), mapped back to the server name `save` was given,
 ///   without loading any secret.
@@ -43,7 +46,9 @@ import CLibSecret
 /// that the Secret Service answers, so a forced `secret-service` backend without a bus
 /// fails fast with `backendUnavailable` instead of autolaunching D-Bus or hanging.
 /// Instances are thread-safe: they hold no mutable state, and libsecret's `_sync` calls
-/// need no main loop.
+/// need no main loop. The bus connection is `SessionBus`'s: one the bus daemon closed is
+/// replaced before the next operation, and an operation that failed because of it runs
+/// once more on the new one.
 public final class SecretServiceStore: SecureStore {
     /// `"secret-service"`; see ``SecureStore/backendName``.
     public let backendName = "secret-service"
@@ -192,7 +197,21 @@ public final class SecretServiceStore: SecureStore {
     /// unlocked. A locked collection is unlocked through the service's prompt when the
     /// prompt policy allows it, else throws `locked` at once; a missing default collection
     /// throws `backendUnavailable` (none is ever created).
+    ///
+    /// An operation that fails because the bus closed the connection runs once more on the
+    /// connection `SessionBus` replaces it with. Every operation here is safe to run again:
+    /// `load` and `list` only read; `save` of the same credential ends in the same single
+    /// item whether or not the first run wrote; `remove` deletes what is left of the key.
     private func withCollection<R>(_ body: (OpenCollection) throws(VaultError) -> R) throws(VaultError) -> R {
+        do {
+            return try withCollectionOnce(body)
+        } catch {
+            guard case .backendUnavailable(let why) = error, GLibError.saysConnectionClosed(why) else { throw error }
+            return try withCollectionOnce(body)
+        }
+    }
+
+    private func withCollectionOnce<R>(_ body: (OpenCollection) throws(VaultError) -> R) throws(VaultError) -> R {
         let connection: OpaquePointer
         do throws(GLibError) {
             connection = try SessionBus.connection()
@@ -255,18 +274,39 @@ public final class SecretServiceStore: SecureStore {
         var key: CredentialKey
         var shape: ItemShape
         var label: String
+        /// `Modified` and `Created`, seconds since the epoch.
         var modified: UInt64
+        var created: UInt64
         /// True when the service has not approved vault's access to it.
         var locked: Bool
     }
+
+    /// How many times a search runs when an item it found is gone before its properties are read.
+    private static let searchAttempts = 3
 
     /// The items of `key` in `collection` (nil: of every key). A key's items are found by
     /// searching the service for its attributes (never matching the schema name, never
     /// unlocking, never loading secrets); every item is found by the collection's `Items`,
     /// since not every service answers a search without attributes (KeePassXC answers
     /// nothing). Only items of exactly that key (or of any key: `ItemShape.classify`) in
-    /// `collection` are kept; an item deleted meanwhile by another client is left out.
+    /// `collection` are kept.
+    ///
+    /// A search whose item is gone when its properties are read (another client deleted it,
+    /// or the service answered "no such object" under load) runs again, up to
+    /// `searchAttempts` times in all, so the answer is never a partial list: a `save` that
+    /// missed the key's item would create a second one. Only an item still gone after the
+    /// last search is left out.
     private func items(matching key: CredentialKey?, in collection: OpenCollection) throws(VaultError) -> [FoundItem] {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let (items, lost) = try searchOnce(matching: key, in: collection)
+            if !lost || attempt == Self.searchAttempts { return items }
+        }
+    }
+
+    /// One search: the items found, and whether an item was gone before its properties were read.
+    private func searchOnce(matching key: CredentialKey?, in collection: OpenCollection) throws(VaultError) -> ([FoundItem], lost: Bool) {
         var paths: [String] = []
         do throws(GLibError) {
             if let key {
@@ -283,20 +323,25 @@ public final class SecretServiceStore: SecureStore {
         let prefix = collection.path + "/"
         var seen: Set<String> = []
         var items: [FoundItem] = []
+        var lost = false
         for path in paths where path.hasPrefix(prefix) && seen.insert(path).inserted {
-            let properties: ItemProperties?
+            let found: ItemProperties?
             do throws(GLibError) {
-                properties = try ItemCalls.properties(of: path, connection: collection.connection, timeoutMilliseconds: callTimeoutMilliseconds)
+                found = try ItemCalls.properties(of: path, connection: collection.connection, timeoutMilliseconds: callTimeoutMilliseconds)
             } catch {
                 throw collection.failure(error, doing: "read the properties of an item")
             }
-            guard let properties, let match = ItemShape.classify(properties.attributes), key == nil || match.key == key else { continue }
+            guard let properties = found else {
+                lost = true
+                continue
+            }
+            guard let match = ItemShape.classify(properties.attributes), key == nil || match.key == key else { continue }
             items.append(
                 FoundItem(
                     path: path, key: match.key, shape: match.shape, label: properties.label, modified: properties.modified,
-                    locked: properties.locked))
+                    created: properties.created, locked: properties.locked))
         }
-        return items
+        return (items, lost)
     }
 
     /// Creates a new item of `key` in the current shape in `collection`, the default
@@ -307,11 +352,9 @@ public final class SecretServiceStore: SecureStore {
         cancellable: UnsafeMutablePointer<GCancellable>
     ) throws(VaultError) {
         let collection = open.path
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error) else {
-            throw failure(GLibError.take(&error), doing: "connect to the Secret Service")
-        }
+        let service = try open.libsecretService(cancellable: cancellable)
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        var error: UnsafeMutablePointer<GError>? = nil
         guard let proxy = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, cancellable, &error) else {
             throw failure(GLibError.take(&error), doing: "open the default collection")
         }
@@ -367,7 +410,22 @@ public final class SecretServiceStore: SecureStore {
     }
 }
 
+extension SecretServiceStore.FoundItem {
+    /// True when `self` is preferred to `other`: the better shape, then the newer
+    /// `Modified`, then the newer `Created` (both have a resolution of one second), then the
+    /// greater object path (a longer one, else the greater bytes: GNOME Keyring numbers its
+    /// items, so the one made last). A total order, so two processes that find the same
+    /// items pick the same one whatever order the service lists them in.
+    func isPreferred(to other: Self) -> Bool {
+        if shape != other.shape { return shape < other.shape }
+        if modified != other.modified { return modified > other.modified }
+        if created != other.created { return created > other.created }
+        if path.utf8.count != other.path.utf8.count { return path.utf8.count > other.path.utf8.count }
+        return other.path.utf8.lexicographicallyPrecedes(path.utf8)
+    }
+}
+
 extension Array where Element == SecretServiceStore.FoundItem {
-    /// The item `load` reads and `save` updates: the best shape, then the newest.
-    var preferred: Element? { self.min { ($0.shape, $1.modified) < ($1.shape, $0.modified) } }
+    /// The item `load` reads and `save` updates: the first by `FoundItem.isPreferred(to:)`.
+    var preferred: Element? { self.min { $0.isPreferred(to: $1) } }
 }
