@@ -109,7 +109,7 @@ struct DHArithmeticTests {
                 computed.append(MontgomeryModulus.bigEndian(product, byteCount: modulus.count))
                 lines.append(
                     [modulus, MontgomeryModulus.bigEndian(a, byteCount: modulus.count), MontgomeryModulus.bigEndian(b, byteCount: modulus.count)]
-                        .map(DHTestSupport.hex).joined(separator: " ") + " \(32 * count)")
+                        .map(DHTestSupport.hex).joined(separator: " ") + " \(MontgomeryModulus.limbBits * count)")
             }
         }
         let program = """
