@@ -26,20 +26,28 @@ public struct DHTransferSession: TransferSession {
 
     private static let blockSize = 16
 
-    /// The session and the provider's public key (128 bytes, big-endian) for a client's public key.
+    /// The session and the provider's public key (128 bytes, big-endian) for a client's
+    /// public key: a key pair of its own, made ahead (``PreparedKeyPair``).
     public static func open(clientPublicKey: [UInt8]) throws(TransferSessionError) -> (DHTransferSession, [UInt8]) {
-        try open(clientPublicKey: clientPublicKey, privateKey: OakleyGroup2.makePrivateKey())
+        let pair = PreparedKeyPair.shared.take()
+        return try open(clientPublicKey: clientPublicKey, privateKey: pair.privateKey, publicKey: pair.publicKey)
     }
 
-    /// `open(clientPublicKey:)` with a given private exponent (128 bytes, big-endian): for tests.
+    /// `open(clientPublicKey:)` with a given private exponent (big-endian): for tests.
     package static func open(clientPublicKey: [UInt8], privateKey: [UInt8]) throws(TransferSessionError) -> (DHTransferSession, [UInt8]) {
+        try open(clientPublicKey: clientPublicKey, privateKey: privateKey, publicKey: OakleyGroup2.publicKey(privateKey: privateKey))
+    }
+
+    private static func open(
+        clientPublicKey: [UInt8], privateKey: [UInt8], publicKey: [UInt8]
+    ) throws(TransferSessionError) -> (DHTransferSession, [UInt8]) {
         guard let peerKey = OakleyGroup2.validatedPeerKey(clientPublicKey) else {
             throw .invalidArguments(
                 "the client's public key is not a key of the 1024-bit MODP group (\(clientPublicKey.count) bytes; 1 < y < p - 1 required)")
         }
         let shared = OakleyGroup2.sharedSecret(peerKey: peerKey, privateKey: privateKey)
         let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: 16)
-        return (DHTransferSession(key: key), OakleyGroup2.publicKey(privateKey: privateKey))
+        return (DHTransferSession(key: key), publicKey)
     }
 
     public func encrypt(_ secret: [UInt8]) throws(TransferSessionError) -> (parameters: [UInt8], value: [UInt8]) {
