@@ -62,6 +62,14 @@ struct GLibError: Sendable {
         message.contains("The connection is closed")
     }
 
+    /// True for a service's words for a transfer session it does not know (any more): the
+    /// service restarted on the same bus, and the session libsecret opened with the old one
+    /// is gone (GNOME Keyring: `The session wrapping the secret does not exist`; the
+    /// specification's `NoSession`). `SessionBus.forgetService()` then lets a new one open.
+    static func saysSessionGone(_ message: String) -> Bool {
+        message.contains("NoSession") || message.contains("session wrapping the secret does not exist")
+    }
+
     /// True when libsecret says the item or collection is locked.
     var isLocked: Bool {
         domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue)

@@ -199,14 +199,21 @@ public final class SecretServiceStore: SecureStore {
     /// throws `backendUnavailable` (none is ever created).
     ///
     /// An operation that fails because the bus closed the connection runs once more on the
-    /// connection `SessionBus` replaces it with. Every operation here is safe to run again:
+    /// connection `SessionBus` replaces it with; one that fails because the service no
+    /// longer knows libsecret's transfer session (it restarted on the same bus) runs once
+    /// more with a new service and session. Every operation here is safe to run again:
     /// `load` and `list` only read; `save` of the same credential ends in the same single
     /// item whether or not the first run wrote; `remove` deletes what is left of the key.
     private func withCollection<R>(_ body: (OpenCollection) throws(VaultError) -> R) throws(VaultError) -> R {
         do {
             return try withCollectionOnce(body)
         } catch {
-            guard case .backendUnavailable(let why) = error, GLibError.saysConnectionClosed(why) else { throw error }
+            guard case .backendUnavailable(let why) = error else { throw error }
+            if GLibError.saysSessionGone(why) {
+                SessionBus.forgetService()
+            } else if !GLibError.saysConnectionClosed(why) {
+                throw error
+            }
             return try withCollectionOnce(body)
         }
     }

@@ -97,6 +97,17 @@ enum SessionBus {
         return UnsafeMutablePointer(bitPattern: chosen)!
     }
 
+    /// Drops the libsecret service kept for the connection in use, and with it its
+    /// encrypted transfer session: for a service that restarted on the same bus, which no
+    /// longer knows that session (every write in it fails). The next `service(on:)` makes a
+    /// new service, which opens a new session.
+    static func forgetService() {
+        held.withLock { held in
+            if let service = held.service { g_object_unref(UnsafeMutableRawPointer(bitPattern: service.service)) }
+            held.service = nil
+        }
+    }
+
     /// A connection's identity (its address), for remembering what belongs to it.
     static func identity(of connection: OpaquePointer) -> UInt {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
