@@ -17,6 +17,9 @@ public enum AgentClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case timedOut
     /// The answer broke the wire format.
     case malformed
+    /// The agent closed the connection before a byte of the answer (it stopped, or it
+    /// closed the connections still open when its drain ended).
+    case hungUp
     /// Another system error (`errno`'s text).
     case system(String)
 
@@ -26,6 +29,7 @@ public enum AgentClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .otherUser(let uid): "the socket's process runs as uid \(uid), not as this user; not used"
         case .timedOut: "the agent did not answer in time"
         case .malformed: "the agent's answer was malformed"
+        case .hungUp: "the agent closed the connection without an answer"
         case .system(let text): "the agent could not be reached (\(text))"
         }
     }
@@ -120,7 +124,8 @@ public enum AgentClient {
             if got > 0 {
                 offset += got
             } else if got == 0 {
-                return .failure(.malformed)
+                // End of file: before the first byte of the answer, a hang-up; within it, a cut answer.
+                return .failure(offset == 0 && count == 4 ? .hungUp : .malformed)
             } else if errno == EINTR {
                 continue
             } else {
