@@ -36,7 +36,11 @@ import VaultTestSupport
     }
 
     /// Pings the server at `path` from another thread (the client blocks).
-    static func ping(_ path: String, timeout: Duration = .seconds(10)) async -> Result<AgentAnswer, AgentClientError> {
+    /// A ping from a thread of its own. The bound is for a hang, not a speed: the server's
+    /// tasks share the test process's concurrency pool (two threads on two cores) with
+    /// the synchronous tests running beside them, which hold a thread each for seconds (a
+    /// fresh clone's store pass once kept a ping after 1,000 idle connections past 10 s).
+    static func ping(_ path: String, timeout: Duration = .seconds(30)) async -> Result<AgentAnswer, AgentClientError> {
         await onOwnThread { AgentClient.ask(.ping, socketPath: path, timeout: timeout) }
     }
 
