@@ -3,7 +3,7 @@ import PackageDescription
 
 /// vault: credentials kept safe, programs kept logged in.
 ///
-/// Import direction: VaultCLI -> VaultStoreCLI -> VaultStore -> CLibSecret,
+/// Every module shares state under VaultSync's lock (a leaf). Import direction: VaultCLI -> VaultStoreCLI -> VaultStore -> CLibSecret,
 /// VaultCLI -> VaultAuth -> VaultStore, and VaultCLI -> VaultEtcd -> VaultStore (the fleet
 /// backend, with its refresh lock: a leaf of VaultStore, like the other backends), and
 /// VaultCLI -> VaultSecretService -> VaultStore + CGio (the Secret Service provider). Two
@@ -48,9 +48,12 @@ let package = Package(
         ),
         // The kernel's key retention service (keyrings(7)), for the file backend's key cache.
         .target(name: "CLinuxKeyring"),
+        // The lock every module shares state under: a pthread mutex, which ThreadSanitizer sees.
+        .target(name: "VaultSync"),
         .target(
             name: "VaultStore",
             dependencies: [
+                "VaultSync",
                 "CLibSecret",
                 "CLinuxKeyring",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -63,6 +66,7 @@ let package = Package(
         .target(
             name: "VaultAuth",
             dependencies: [
+                "VaultSync",
                 "VaultStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -78,6 +82,7 @@ let package = Package(
         .target(
             name: "VaultEtcd",
             dependencies: [
+                "VaultSync",
                 "VaultStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -89,12 +94,13 @@ let package = Package(
         // The store commands and what every command shares; no networking, no Foundation.
         .target(
             name: "VaultStoreCLI",
-            dependencies: ["VaultStore", "VaultAgentProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["VaultSync", "VaultStore", "VaultAgentProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // `vault agent`: the socket server, the accounts it keeps alive, token files.
         .target(
             name: "VaultAgent",
             dependencies: [
+                "VaultSync",
                 "VaultAgentProtocol", "VaultAuth", "VaultStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -107,6 +113,7 @@ let package = Package(
         .target(
             name: "VaultSecretService",
             dependencies: [
+                "VaultSync",
                 "CGio", "VaultStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -117,6 +124,7 @@ let package = Package(
         .target(
             name: "VaultCLI",
             dependencies: [
+                "VaultSync",
                 "VaultStore",
                 "VaultStoreCLI",
                 "VaultAuth",
@@ -140,6 +148,7 @@ let package = Package(
         .target(
             name: "AuthServer",
             dependencies: [
+                "VaultSync",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -168,6 +177,7 @@ let package = Package(
         .target(
             name: "VaultFuzzing",
             dependencies: [
+                "VaultSync",
                 "VaultStore", "VaultAuth", "VaultEtcd", "VaultAgentProtocol", "GitCredential", "VaultSecretService",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -175,32 +185,36 @@ let package = Package(
         ),
         // For tests, vault's and other tools': the SecureStore and AccountLocking contracts,
         // a manual clock, fake transport, provider and key cache, a store that fails on cue.
-        .target(name: "VaultTesting", dependencies: ["VaultStore", "VaultAuth"]),
+        .target(name: "VaultTesting", dependencies: ["VaultSync", "VaultStore", "VaultAuth"]),
         // What the test targets share (temporary directories, child processes, the
         // in-process reference server, the test environment); test targets only.
         .target(name: "VaultTestSupport", dependencies: ["VaultStore", "AuthServer"], path: "Tests/VaultTestSupport"),
-        .testTarget(name: "VaultStoreTests", dependencies: ["VaultStore", "VaultTesting", "VaultTestSupport"], exclude: ["Vectors"]),
+        .testTarget(name: "VaultStoreTests", dependencies: ["VaultSync", "VaultStore", "VaultTesting", "VaultTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "VaultCLITests",
             dependencies: [
+                "VaultSync",
                 "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "VaultAgentProtocol", "AuthServer", "VaultTestSupport", "vault",
                 "vault-auth", "vault-auth-server",
             ]),
-        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultEtcd", "VaultStore", "VaultTesting", "VaultTestSupport"]),
+        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultSync", "VaultEtcd", "VaultStore", "VaultTesting", "VaultTestSupport"]),
         .testTarget(
             name: "VaultAuthTests",
             dependencies: [
+                "VaultSync",
                 "VaultAuth", "AuthServer", "VaultTesting", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
             ]),
         .testTarget(
             name: "VaultAgentTests",
             dependencies: [
+                "VaultSync",
                 "VaultAgent", "VaultAgentProtocol", "VaultAuth", "VaultStore", "AuthServer", "VaultTesting", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "VaultSecretServiceTests",
             dependencies: [
+                "VaultSync",
                 "VaultSecretService", "VaultStore", "VaultTesting", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultTestSupport"]),

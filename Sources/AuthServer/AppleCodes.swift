@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
+import VaultSync
 
 /// What a test wants in a Sign in with Apple authorization code: the body of
 /// `POST /api/test/apple_code` and the argument of ``ReferenceAuthServer/mintAppleCode(_:)``.
@@ -132,7 +132,7 @@ final class AppleGrants: Sendable {
     /// Apple's code lifetime, in seconds.
     static let defaultCodeLifetime: Double = 300
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Mints a code as Apple's authorization endpoint would after the user signed in;
     /// `clientIDs` are the registered Apple clients.

@@ -3,7 +3,7 @@
 
 import Foundation
 import JWTKit
-import Synchronization
+import VaultSync
 
 /// Why an authentication operation failed; each case maps to a stable message and status.
 enum AuthFailure: Error, Sendable, Equatable {
@@ -109,7 +109,7 @@ final class AuthService: Sendable {
     /// The refresh tokens' idle timeout; `nil`: none.
     private let refreshIdleMillis: Int64?
     /// Access tokens revoked by RFC 7009 (`jti` -> expiry, Unix ms).
-    private let revokedAccess = Mutex([String: Int64]())
+    private let revokedAccess = Locked([String: Int64]())
     /// Rotations per login, kept only with test controls (`POST /api/test/refresh_log`).
     let refreshLog: RefreshLog
 

@@ -3,7 +3,7 @@
 
 import Crypto
 import Foundation
-import Synchronization
+import VaultSync
 
 /// An authorization code and what it is bound to (RFC 6749 §4.1.3, RFC 7636 §4.6).
 struct AuthorizationCode: Sendable {
@@ -71,7 +71,7 @@ final class AuthorizationGrants: Sendable {
         var deviceCodeByUserCode: [String: String] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A random URL-safe string of `bytes` random bytes.
     static func randomToken(bytes: Int = 32) -> String {

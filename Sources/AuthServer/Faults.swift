@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// How the refresh endpoints (`POST /api/refresh_tokens`, the OAuth `refresh_token` grant, and
 /// both grants of `POST /apple/auth/token`) answer while a fault is injected. A faulted request
@@ -48,7 +48,7 @@ public final class RefreshFaults: Sendable {
     /// The longest a hang may last, in seconds.
     public static let maximumHangSeconds: Double = 60
 
-    private let state = Mutex(Setting())
+    private let state = Locked(Setting())
 
     /// Creates a switch in ``RefreshFaultMode/normal`` mode.
     public init() {}

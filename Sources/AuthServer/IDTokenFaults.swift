@@ -3,7 +3,7 @@
 
 import Foundation
 import JWTKit
-import Synchronization
+import VaultSync
 
 /// A deliberate defect in the ID tokens the server issues, for clients' verification tests
 /// (`/api/test/id_token_fault`, ``ReferenceAuthServer/setIDTokenFault(_:)``). It stays
@@ -29,7 +29,7 @@ public enum IDTokenFault: String, Sendable, Codable, CaseIterable {
 
 /// The fault in force; shared by the routes and the service.
 final class IDTokenFaultSetting: Sendable {
-    private let fault = Mutex(IDTokenFault.none)
+    private let fault = Locked(IDTokenFault.none)
 
     /// The fault now applied to every ID token.
     var current: IDTokenFault {

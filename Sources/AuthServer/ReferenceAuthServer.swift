@@ -5,7 +5,7 @@ import FoundationEssentials
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
+import VaultSync
 
 /// The reference auth API (the endpoints below; `vault-auth-server` in the README) as an in-process
 /// HTTP server.
@@ -46,7 +46,7 @@ public final class ReferenceAuthServer: Sendable {
     private let users: UserDirectory
     private let statsRecorder = StatsRecorder()
     private let logger: Logger
-    private let state = Mutex(RunState())
+    private let state = Locked(RunState())
 
     private struct RunState {
         var started = false

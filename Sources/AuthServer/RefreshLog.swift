@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// A test-only record of refresh-token rotations, per login, for soak tests that check a
 /// client's refresh discipline ("at most one refresh per access-token expiry per account").
@@ -44,7 +44,7 @@ final class RefreshLog: Sendable {
     }
 
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A log keeping at most `capacity` entries between drains (0: keeps nothing).
     init(capacity: Int) {

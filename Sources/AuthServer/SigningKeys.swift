@@ -4,7 +4,7 @@
 import Crypto
 import Foundation
 import JWTKit
-import Synchronization
+import VaultSync
 
 /// The claims of an OpenID Connect ID token (Core §2) signed by this server.
 struct IDTokenClaims: JWTPayload, Equatable {
@@ -99,11 +99,11 @@ final class SigningKeys: Sendable {
 
     /// The algorithm of every key this set makes.
     let algorithm: Algorithm
-    private let current: Mutex<Current>
+    private let current: Locked<Current>
 
     private init(algorithm: Algorithm, current: Current) {
         self.algorithm = algorithm
-        self.current = Mutex(current)
+        self.current = Locked(current)
     }
 
     /// A fresh key (P-256 unless told otherwise).
@@ -172,11 +172,11 @@ final class ServerIdentity: Sendable {
         var issuerOverride: String?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Starts with the configured override (if any) and no base URL yet.
     init(issuerOverride: String?) {
-        self.state = Mutex(State(issuerOverride: issuerOverride))
+        self.state = Locked(State(issuerOverride: issuerOverride))
     }
 
     /// `http://HOST:PORT`, the URL clients use; empty before the server listens.

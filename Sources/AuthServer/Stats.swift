@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// The counters served by `GET /api/stats` (all start at zero).
 ///
@@ -54,7 +54,7 @@ public struct AuthServerStats: Codable, Sendable, Equatable {
 
 /// Thread-safe holder of the live ``AuthServerStats``.
 final class StatsRecorder: Sendable {
-    private let counters = Mutex(AuthServerStats())
+    private let counters = Locked(AuthServerStats())
 
     /// Adds one to a counter.
     func increment(_ counter: WritableKeyPath<AuthServerStats, Int> & Sendable) {

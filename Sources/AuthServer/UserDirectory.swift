@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// The public facts about a user that token issuing needs.
 struct UserIdentity: Sendable, Equatable {
@@ -54,7 +54,7 @@ final class UserDirectory: Sendable {
         var nextID: Int64 = 1
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let iterations: Int
 
     /// Creates a directory holding `users`; later duplicates of a login are ignored.

@@ -3,10 +3,10 @@
 
 import Foundation
 import Logging
-import Synchronization
 import VaultAgentProtocol
 import VaultAuth
 import VaultStore
+import VaultSync
 
 /// The agent's state: the accounts it keeps alive, their token sources, token files and
 /// the store's key. Answers the socket's requests (``AgentServing``).
@@ -57,9 +57,9 @@ public actor Agent: AgentServing {
     public let configuration: AgentConfiguration
     public nonisolated let tuning: Tuning
     private nonisolated let vault: VaultHolder
-    private nonisolated let keepers = Mutex<[KeptAccount: AccountKeeper]>([:])
+    private nonisolated let keepers = Locked<[KeptAccount: AccountKeeper]>([:])
     /// Set by ``stop()``, inside `keepers`' lock: no keeper is made or started after it.
-    private nonisolated let stopping = Mutex(false)
+    private nonisolated let stopping = Locked(false)
     private nonisolated let loops = LoopCounter()
     private nonisolated let ticker = Wakeup()
     private var tickTask: Task<Void, Never>?
@@ -154,7 +154,7 @@ public actor Agent: AgentServing {
 
     /// A continuation resumed once, by whichever answer comes first.
     private final class FirstAnswer: Sendable {
-        let slot = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        let slot = Locked<CheckedContinuation<Bool, Never>?>(nil)
         func answer(_ value: Bool) { slot.withLock { $0.take() }?.resume(returning: value) }
     }
 

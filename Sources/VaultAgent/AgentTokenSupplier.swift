@@ -2,10 +2,10 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import VaultAgentProtocol
 import VaultAuth
 import VaultStore
+import VaultSync
 
 /// What asking the agent came to, for the `-v` line of the command that asked.
 public enum AgentOutcome: Sendable, Equatable {
@@ -30,7 +30,7 @@ public final class AgentTokenSupplier: TokenSupplying {
     private let timeout: Duration
     private let report: @Sendable (AgentOutcome) -> Void
     /// Nil before the first ask; true while the agent serves; false once it did not.
-    private let agentServes = Mutex<Bool?>(nil)
+    private let agentServes = Locked<Bool?>(nil)
 
     /// A supplier asking the agent at `socketPath` about `localSource`'s account in the
     /// store `storeKey` (``AgentRequest/token(store:server:account:rejected:)``), each

@@ -3,8 +3,8 @@
 
 import Foundation
 import Logging
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// Logs in again when a refresh fails for good (see `SilentReauthenticator`).
 public protocol Reauthenticating: Sendable {
@@ -54,7 +54,7 @@ public actor TokenSource {
     /// actor: while they are fresh, a caller takes them from here (the common case), and
     /// everything else (loading, refreshing, unsaved or stale tokens) goes through the actor.
     /// Kept equal to `state` by its `didSet`.
-    private nonisolated let readyTokens = Mutex<HeldTokens?>(nil)
+    private nonisolated let readyTokens = Locked<HeldTokens?>(nil)
     /// Refreshes caused by a rejected token, to stop refresh storms.
     private var rejectionRefreshes: RefreshAttempts
     /// Set by ``close()``: no refresh token is spent any more.

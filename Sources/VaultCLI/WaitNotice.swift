@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
 import VaultAuth
 import VaultStore
 import VaultStoreCLI
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -47,5 +47,5 @@ struct WaitNoticeTransport: HTTPTransport {
 
 /// The hosts a ``WaitNoticeTransport`` has named, shared by its copies.
 private final class NamedHosts: Sendable {
-    let hosts = Mutex<Set<String>>([])
+    let hosts = Locked<Set<String>>([])
 }

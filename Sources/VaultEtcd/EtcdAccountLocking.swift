@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// The fleet's refresh lock: etcd's lock service under a lease, so one refresh (or one
 /// re-login) serves every machine that shares the store, and a machine that dies while it
@@ -49,7 +49,7 @@ public struct EtcdAccountLocking: AccountLocking {
 final class EtcdLockHold: AccountLockHold {
     private let client: EtcdClient
     let lease: Int64
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     private init(client: EtcdClient, lease: Int64) {
         self.client = client
@@ -152,7 +152,7 @@ final class LockAttempt: Sendable {
         var lease: Int64?
     }
     private let client: EtcdClient
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The waiter's answer: the blocked call's, or the cancellation's, whichever comes first.
     private let answer = FirstResult<EtcdLockHold?, VaultError>()
 

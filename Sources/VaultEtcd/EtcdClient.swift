@@ -6,8 +6,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// A small client of etcd's v3 JSON gateway over HTTP/1.1 (AsyncHTTPClient), blocking,
 /// as a `SecureStore` is. Every call is bounded by ``EtcdConfiguration/timeout`` over all
@@ -27,11 +27,11 @@ public final class EtcdClient: Sendable {
     public let configuration: EtcdConfiguration
     private let password: Secret?
     /// The endpoint that answered last: the first one tried next time.
-    private let preferred = Mutex(0)
+    private let preferred = Locked(0)
     /// etcd's authentication token, once had.
-    private let token = Mutex<String?>(nil)
+    private let token = Locked<String?>(nil)
     /// The `cluster_id` of the last answer's header.
-    private let lastClusterID = Mutex<String?>(nil)
+    private let lastClusterID = Locked<String?>(nil)
 
     /// The cluster that answered (etcd's `cluster_id`, from the header of every answer of
     /// the JSON gateway), or nil before the first answer that carried one. A key derived

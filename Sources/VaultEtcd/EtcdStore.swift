@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Crypto
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// A fleet's shared store on etcd, end-to-end encrypted: etcd and whoever administers it
 /// see one parameters record and opaque items (``FleetFormat``), never a server, an
@@ -30,11 +30,11 @@ public final class EtcdStore: SecureStore {
     /// The passphrase (once per instance) and the key cache.
     private let unlocker: KeyUnlocker
     private let newFleetKDF: KDFParameters
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Held while the fleet's keys are read or created, so threads that first use this
     /// instance at the same moment derive the keys once (scrypt takes 128 MiB and a third
     /// of a second each time), not once each.
-    private let opening = Mutex(())
+    private let opening = Locked(())
 
     private struct State {
         var keys: FleetFormat.Keys?

@@ -3,8 +3,8 @@
 
 import CGio
 import Logging
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// The Secret Service (`org.freedesktop.secrets` on the user's session bus) served from a
 /// ``SecretServiceBacking``.
@@ -38,7 +38,7 @@ public final class SecretServiceProvider: Sendable {
     let backing: any SecretServiceBacking
     let logger: Logger
     let busAddress: String?
-    private let running = Mutex<(core: ProviderCore, filter: MessageFilter)?>(nil)
+    private let running = Locked<(core: ProviderCore, filter: MessageFilter)?>(nil)
 
     /// A provider for `backing`, on the bus at `busAddress` (nil: `DBUS_SESSION_BUS_ADDRESS`).
     public init(backing: any SecretServiceBacking, logger: Logger, busAddress: String? = nil) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// Which store a program should use, and why.
 public enum BackendKind: String, Sendable, CaseIterable {
@@ -30,7 +30,7 @@ public enum BackendKind: String, Sendable, CaseIterable {
 /// program that links them registers them at start (`BackendRegistry.register(EtcdBackend.self)`).
 /// The `vault` executable links none of them and hands such commands to `vault-auth`.
 public enum BackendRegistry {
-    private static let backends = Mutex<[BackendKind: any StoreBackend.Type]>([:])
+    private static let backends = Locked<[BackendKind: any StoreBackend.Type]>([:])
 
     /// Makes `backend` the one of its kind.
     public static func register(_ backend: any StoreBackend.Type) {

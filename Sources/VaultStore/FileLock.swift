@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +27,7 @@ public final class FileLock: AccountLockHold {
     /// The lock file.
     public let path: String
     private let descriptor: Int32
-    private let held = Mutex(true)
+    private let held = Locked(true)
 
     /// Waits, blocking the calling thread, until the lock on `path` is held, at most
     /// `timeout`. `what` names the lock in the timeout's message ("the lock", "the refresh lock").
@@ -117,7 +117,7 @@ public final class FileLock: AccountLockHold {
 
     /// A wait's cancellation, set from the cancelled task and read by the waiting thread.
     private final class Cancellation: Sendable {
-        private let cancelled = Mutex(false)
+        private let cancelled = Locked(false)
         var isCancelled: Bool { cancelled.withLock { $0 } }
         func cancel() { cancelled.withLock { $0 = true } }
     }

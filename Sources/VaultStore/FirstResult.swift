@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// One answer for a waiter that several parties race to give (an operation and its deadline,
 /// a blocked call and its cancellation): the first result wins; later ones are dropped,
@@ -18,7 +18,7 @@ public final class FirstResult<Success: Sendable, Failure: Error>: Sendable {
         @usableFromInline var cleanup: (@Sendable () -> Void)?
         @usableFromInline init() {}
     }
-    @usableFromInline let state = Mutex(State())
+    @usableFromInline let state = Locked(State())
 
     /// A race nobody has won yet.
     @inlinable public init() {}

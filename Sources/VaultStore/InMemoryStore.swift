@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// A store that keeps items in memory only, for other tools' tests and for caches.
 /// It keeps the same contract as the persistent backends.
 public final class InMemoryStore: SecureStore {
-    private let items = Mutex<[CredentialKey: Credential]>([:])
+    private let items = Locked<[CredentialKey: Credential]>([:])
 
     /// A store holding `credentials`; a later one replaces an earlier one with the same key. Their keys are
     /// not validated.

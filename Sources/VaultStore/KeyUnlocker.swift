@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Crypto
-import Synchronization
+import VaultSync
 
 /// How a vault protected by a passphrase (the encrypted file, a fleet on etcd) finds its
 /// master key: the passphrase asked for at most once per instance, the key cache tried
@@ -24,7 +24,7 @@ public final class KeyUnlocker: Sendable {
     public let source: PassphraseSource
     /// Where derived keys are kept between processes, or nil.
     public let keyCache: KeyCachePolicy?
-    private let known = Mutex<Secret?>(nil)
+    private let known = Locked<Secret?>(nil)
 
     /// Where an unlocked key came from.
     public enum Origin: Sendable, Equatable {

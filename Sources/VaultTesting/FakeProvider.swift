@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import VaultAuth
 import VaultStore
+import VaultSync
 
 /// An ``AuthProvider`` that issues `access-N`/`refresh-N` on a clock, counts its logins and
 /// refreshes, and can be made to fail (``fail(with:)``) or to hold a refresh at a gate
@@ -23,7 +23,7 @@ public final class FakeProvider: AuthProvider {
     public let clock: any AuthClock
     /// Seconds an issued access token lives.
     public let lifetime: TimeInterval
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A provider whose access tokens live `lifetime` seconds on `clock` (refresh tokens: an hour).
     public init(clock: any AuthClock, lifetime: TimeInterval = 60) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// A ``SecureStore`` around another (an ``InMemoryStore`` by default) that misbehaves where
 /// the test says: a refused write (a full disk, a conflict with another machine), a read
@@ -65,7 +65,7 @@ public final class FaultyStore: SecureStore {
 
     /// The store the calls go to.
     public let base: any SecureStore
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A store around `base` with the given faults.
     public init(_ base: any SecureStore = InMemoryStore(), faults: [Fault] = []) {

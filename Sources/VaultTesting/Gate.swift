@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// A one-shot gate that tasks wait on until the test opens it; a wait is bounded, so a
 /// test that forgets to open it fails instead of hanging.
 public final class Gate: Sendable {
-    private let isOpen = Mutex(false)
+    private let isOpen = Locked(false)
 
     /// A closed gate.
     public init() {}

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// A ``DerivedKeyCache`` in memory, standing in for the kernel keyring: the test sees what
 /// a store keeps and removes (``names``), plants keys (``put(_:_:)``,
 /// ``replaceAll(with:)``), and can make it refuse everything, as a kernel whose key calls
 /// a seccomp filter blocks (`refusing: true`).
 public final class MemoryKeyCache: DerivedKeyCache {
-    private let entries = Mutex([String: [UInt8]]())
+    private let entries = Locked([String: [UInt8]]())
     private let refusing: Bool
 
     /// An empty cache; a `refusing` one loads nothing and refuses every store.

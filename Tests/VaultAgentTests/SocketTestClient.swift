@@ -3,9 +3,9 @@
 
 import Foundation
 import Logging
-import Synchronization
 import VaultAgent
 import VaultAgentProtocol
+import VaultSync
 
 /// A raw Unix-socket client for tests: connects, sends exactly the bytes given, and reads
 /// what the server answers until it closes.
@@ -84,7 +84,7 @@ struct EchoServing: AgentServing {
 /// A log handler that keeps the messages, for tests that count what the server logs.
 struct ServerLogHandler: LogHandler {
     final class Box: Sendable {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         var all: [String] { lines.withLock { $0 } }
     }
 

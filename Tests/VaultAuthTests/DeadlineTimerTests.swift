@@ -3,8 +3,8 @@
 
 import NIOCore
 import NIOPosix
-import Synchronization
 import Testing
+import VaultSync
 import VaultTestSupport
 
 @testable import VaultAuth
@@ -19,7 +19,7 @@ import VaultTestSupport
     func firings(_ delays: [Int], cancelling cancelled: Set<Int> = [], wait: Duration = .seconds(2)) async throws -> [Int: Double] {
         let clock = ContinuousClock()
         let start = clock.now
-        let fired = Mutex<[Int: Double]>([:])
+        let fired = Locked<[Int: Double]>([:])
         var cancels: [Int: @Sendable () -> Void] = [:]
         for (index, delay) in delays.enumerated() {
             cancels[index] = timer.schedule(after: .milliseconds(delay)) {
@@ -49,7 +49,7 @@ import VaultTestSupport
     }
 
     @Test func manyDeadlinesAllFireOnce() async throws {
-        let count = Mutex(0)
+        let count = Locked(0)
         for index in 0..<500 {
             _ = timer.schedule(after: .milliseconds(20 + index % 50)) { count.withLock { $0 += 1 } }
         }

@@ -3,9 +3,9 @@
 
 import AuthServer
 import Foundation
-import Synchronization
 import Testing
 import VaultStore
+import VaultSync
 import VaultTestSupport
 import VaultTesting
 
@@ -549,7 +549,7 @@ actor CountingLocking: AccountLocking {
 
     final class Hold: AccountLockHold {
         private let owner: CountingLocking
-        private let released = Mutex(false)
+        private let released = Locked(false)
         init(owner: CountingLocking) { self.owner = owner }
         func release() async {
             guard
@@ -574,7 +574,7 @@ actor CountingLocking: AccountLocking {
 /// A lock whose first hold lapses (as a lease does while its holder is stalled past it):
 /// that hold's `isStillHeld()` answers false.
 final class LapsingLocking: AccountLocking {
-    let holds = Mutex(0)
+    let holds = Locked(0)
 
     func lock(server: String, account: String, timeout: Duration) async throws(VaultError) -> any AccountLockHold {
         let number = holds.withLock { count in

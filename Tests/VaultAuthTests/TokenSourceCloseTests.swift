@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import Testing
 import VaultStore
+import VaultSync
 import VaultTestSupport
 import VaultTesting
 
@@ -26,7 +26,7 @@ struct TokenSourceCloseTests {
         f.provider.hold(at: gate)
         let refresh = Task { try? await source.refreshAhead() }
         #expect(await eventually { f.provider.refreshCount == 1 }, "the refresh was sent")
-        let closed = Mutex(false)
+        let closed = Locked(false)
         let closing = Task {
             await source.close()
             closed.withLock { $0 = true }

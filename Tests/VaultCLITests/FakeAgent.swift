@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import VaultAgentProtocol
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -30,8 +30,8 @@ final class FakeAgent: Sendable {
     let path: String
     private let listener: Int32
     private let behaviour: Behaviour
-    private let state = Mutex(State())
-    private let stopped = Mutex(false)
+    private let state = Locked(State())
+    private let stopped = Locked(false)
 
     private struct State {
         var connections = 0

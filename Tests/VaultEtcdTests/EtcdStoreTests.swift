@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import Testing
 import VaultStore
+import VaultSync
 import VaultTestSupport
 import VaultTesting
 
@@ -102,7 +102,7 @@ struct EtcdStoreTests {
             keyCache: policy)
         try first.save(Credential(server: "s", account: "a", secret: Secret("x")))
         #expect(cache.count == 1, "the new fleet's key was kept")
-        let asked = Mutex(0)
+        let asked = Locked(0)
         let counting = PassphraseSource { _ in
             asked.withLock { $0 += 1 }
             return Secret(Self.passphrase)
@@ -192,7 +192,7 @@ struct EtcdStoreTests {
                 .load(server: "s", account: "a")
         }
         // None given (only a prompt left): the kept key serves without asking.
-        let prompted = Mutex(0)
+        let prompted = Locked(0)
         let prompt = PassphraseSource { _ in
             prompted.withLock { $0 += 1 }
             return Secret("typed")
@@ -256,7 +256,7 @@ struct EtcdStoreTests {
 
     @Test func anEmptyFleetAsksForNoPassphraseAndCreatesNothing() throws {
         let configuration = try configuration()
-        let asked = Mutex(0)
+        let asked = Locked(0)
         let store = EtcdStore(
             client: try EtcdClient(configuration: configuration),
             passphrase: PassphraseSource { _ in

@@ -2,11 +2,11 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Logging
-import Synchronization
+import VaultSync
 
 /// Keeps every line a provider logs, so tests can look for what must (and must not) be there.
 final class LogCapture: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
 
     var logger: Logger {
         let capture = self

@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import VaultSecretService
 import VaultStore
+import VaultSync
 
 /// A ``SecretServiceBacking`` in memory, for the provider's tests: contents, a lock state,
 /// whether the "key cache" can unlock, and an optional delay on every read and write (a
@@ -24,7 +24,7 @@ final class MemoryBacking: SecretServiceBacking {
         var reads = 0
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(_ contents: VaultContents = VaultContents(), locked: Bool = false, keyCached: Bool = true) {
         state.withLock {

@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import Testing
+import VaultSync
 import VaultTestSupport
 import VaultTesting
 
@@ -11,7 +11,7 @@ import VaultTesting
 
 /// A passphrase source that counts how often it is asked.
 final class CountingPassphrase: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     let passphrase: Secret
     init(_ text: String) { passphrase = Secret(text) }
     var asked: Int { count.withLock { $0 } }

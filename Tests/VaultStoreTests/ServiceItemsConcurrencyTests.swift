@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import Synchronization
 import Testing
 import VaultStore
+import VaultSync
 import VaultTestSupport
 
 private typealias F = ServiceItemsFixtures
@@ -20,7 +20,7 @@ private typealias F = ServiceItemsFixtures
             // Create the file first, so both writers open it rather than race to create it.
             try F.store(dir).save(Credential(server: "seed", account: "a", secret: Secret("x")))
             let stores = [F.store(dir), F.store(dir)]
-            let failures = Mutex<[String]>([])
+            let failures = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { writer in
                 let store = stores[writer]
                 for round in 0..<Self.rounds {
@@ -68,7 +68,7 @@ private typealias F = ServiceItemsFixtures
                 "VAULT_FILE": "\(dir)/vault.db", "VAULT_PASSPHRASE": F.passphrase,
             ]
             let processes = 8
-            let failures = Mutex<[String]>([])
+            let failures = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { writer in
                 if writer == 0 {
                     for round in 0..<processes {
@@ -131,7 +131,7 @@ private typealias F = ServiceItemsFixtures
             _ = try store.contents()
             let other = try FileLock(path: store.lockPath, timeout: .seconds(5))  // another process's, in effect
             let writing = DispatchSemaphore(value: 0)
-            let writeResult = Mutex<VaultError?>(nil)
+            let writeResult = Locked<VaultError?>(nil)
             Thread.detachNewThread {
                 do throws(VaultError) {
                     try store.modifyContents(F.adding([F.item("login", "late")]))

@@ -3,9 +3,9 @@
 
 import Foundation
 import Logging
-import Synchronization
 import VaultAuth
 import VaultStore
+import VaultSync
 
 /// One account the agent serves: its ``TokenSource`` (made from the store while the vault
 /// is unlocked) and, when the account is kept, a task of its own that refreshes ahead of
@@ -61,7 +61,7 @@ final class AccountKeeper: Sendable {
     private let schedule: KeepAliveSchedule
     private let loops: LoopCounter
     private let wakeup = Wakeup()
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private var logger: Logger { configuration.logger }
 
     init(account: KeptAccount, vault: VaultHolder, configuration: AgentConfiguration, tuning: Agent.Tuning, loops: LoopCounter) {
@@ -381,7 +381,7 @@ final class AccountKeeper: Sendable {
 /// How many keep-alive tasks run, so ``Agent/stop()`` can wait for them (and for the
 /// writes they have under way), bounded.
 final class LoopCounter: Sendable {
-    private let running = Mutex(0)
+    private let running = Locked(0)
     func enter() { running.withLock { $0 += 1 } }
     func leave() { running.withLock { $0 -= 1 } }
     var count: Int { running.withLock { $0 } }

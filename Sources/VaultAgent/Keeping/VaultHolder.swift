@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Logging
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// The store the agent serves, and with it the keys it holds (an encrypted file's key lives
 /// in its store object): held while the vault is unlocked, dropped at once by ``lock()``.
@@ -17,9 +17,9 @@ final class VaultHolder: Sendable {
         var reopening: Task<Bool, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Called after every lock and unlock (``observe(_:)``).
-    private let observers = Mutex<[@Sendable () -> Void]>([])
+    private let observers = Locked<[@Sendable () -> Void]>([])
     private let openStore: @Sendable (_ afterLock: Bool) throws(VaultError) -> any SecureStore
     private let logger: Logger
 

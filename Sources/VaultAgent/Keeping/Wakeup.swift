@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
+import VaultSync
 
 /// A sleep that another task can cut short: a keeper waits on it until its next planned
 /// refresh, and is woken early when something changed (new tokens, a lock, an unlock, a
@@ -16,7 +16,7 @@ final class Wakeup: Sendable {
         var fired: UInt64?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

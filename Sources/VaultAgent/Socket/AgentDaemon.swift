@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Logging
-import Synchronization
 import VaultAgentProtocol
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -95,7 +95,7 @@ public enum AgentDaemon {
 /// Whether ``AgentDaemon/run(agent:server:notifier:ownSocket:logger:afterStart:)``'s
 /// `afterStart` failed.
 private final class StartFailure: Sendable {
-    private let failed = Mutex(false)
+    private let failed = Locked(false)
     func record() { failed.withLock { $0 = true } }
     var recorded: Bool { failed.withLock { $0 } }
 }

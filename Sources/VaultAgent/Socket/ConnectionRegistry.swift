@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import NIOCore
-import Synchronization
+import VaultSync
 
 /// The connections the server has open (so a shutdown can close the stragglers), the
 /// bound on their number, and the uids already logged as refused (each logged once).
@@ -13,7 +13,7 @@ final class ConnectionRegistry: Sendable {
         var overLimitLogged = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let maximum: Int
 
     init(maximum: Int) {

@@ -5,8 +5,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// `HTTPTransport` on AsyncHTTPClient: one exchange per call.
 ///
@@ -142,7 +142,7 @@ extension TimeAmount {
 
 /// Resumes a continuation once, whichever of several callers comes first.
 private final class ResumeOnce: Sendable {
-    private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let continuation = Locked<CheckedContinuation<Void, Never>?>(nil)
 
     func set(_ waiting: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = waiting } }
 

@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import NIOCore
-import Synchronization
+import VaultSync
 
 /// Many deadlines on one event-loop timer: what `withDeadline` schedules for every
 /// request of a transport.
@@ -30,7 +30,7 @@ final class DeadlineTimer: Sendable {
     }
 
     private let loop: any EventLoop
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(loop: any EventLoop) { self.loop = loop }
 

@@ -5,8 +5,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// What the browser brought back to the loopback redirect URI.
 public enum AuthorizationCallback: Sendable, Equatable {
@@ -186,7 +186,7 @@ package final class CallbackInbox: Sendable {
     /// How the pages name the program.
     let names: SignInPageNames
     private let refused: @Sendable (RefusedConnection) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An inbox for the redirect carrying `state`; `startToken` and `cookieValue` are random
     /// unless given (the loopback-request fuzz target fixes them, to reach past the cookie).

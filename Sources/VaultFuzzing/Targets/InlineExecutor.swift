@@ -2,14 +2,14 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Glibc
-import Synchronization
+import VaultSync
 
 /// Runs async code to its end on the calling thread, for fuzz targets (which are
 /// synchronous): the task prefers this executor, so its nonisolated code runs here, job by
 /// job, without the thread pool. So a target is deterministic and blocks no pool thread
 /// when `swift test` replays it.
 final class InlineExecutor: TaskExecutor {
-    private let jobs = Mutex<[UnownedJob]>([])
+    private let jobs = Locked<[UnownedJob]>([])
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -42,5 +42,5 @@ final class InlineExecutor: TaskExecutor {
 
 /// Where a task run by ``InlineExecutor`` leaves its result.
 private final class ResultBox<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
+    let value = Locked<T?>(nil)
 }

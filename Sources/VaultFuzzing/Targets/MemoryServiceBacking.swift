@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
 import VaultSecretService
 import VaultStore
+import VaultSync
 
 /// A ``SecretServiceBacking`` in memory for the `secret-service-call` target: contents, the
 /// lock state and whether the "key cache" can unlock. Never waits, never fails otherwise.
@@ -14,9 +14,9 @@ final class MemoryServiceBacking: SecretServiceBacking {
         var keyCached = true
     }
 
-    let state: Mutex<State>
+    let state: Locked<State>
 
-    init(_ contents: VaultContents) { state = Mutex(State(contents: contents)) }
+    init(_ contents: VaultContents) { state = Locked(State(contents: contents)) }
 
     var current: VaultContents { state.withLock { $0.contents } }
 

@@ -3,9 +3,9 @@
 
 import Glibc
 import Logging
-import Synchronization
 import VaultSecretService
 import VaultStore
+import VaultSync
 
 /// The Secret Service provider (`vault agent --secret-service`, docs/secret-service.md): a
 /// sequence of method calls to its real routing (``ProviderCore``), over a vault in memory
@@ -217,5 +217,5 @@ enum SecretServiceTargets {
 
 /// The answers one call got.
 private final class AnswerBox: Sendable {
-    let value = Mutex<[SecretServiceCalls.Answer]>([])
+    let value = Locked<[SecretServiceCalls.Answer]>([])
 }

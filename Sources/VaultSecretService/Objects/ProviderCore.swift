@@ -3,8 +3,8 @@
 
 import Glibc
 import Logging
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// What every object handler shares: the backing, the connection (for signals), the
 /// remembered state, the log. Reading and changing the contents go through
@@ -15,7 +15,7 @@ package final class ProviderCore: Sendable {
     /// uids in ``state`` beforehand.
     let connection: BusConnection?
     let logger: Logger
-    package let state = Mutex(ProviderState())
+    package let state = Locked(ProviderState())
 
     /// A core with no bus, for the fuzz harness.
     package convenience init(backing: any SecretServiceBacking, logger: Logger) {
@@ -179,7 +179,7 @@ package final class ProviderCore: Sendable {
 
 /// Where a ``ProviderCore/modify(_:)`` change leaves its result.
 final class OutcomeBox<T: Sendable>: Sendable {
-    let value = Mutex<Result<T, ServiceFault>?>(nil)
+    let value = Locked<Result<T, ServiceFault>?>(nil)
 }
 
 extension VaultError {

@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Dispatch
-import Synchronization
+import VaultSync
 
 /// One Diffie-Hellman key pair of the Second Oakley Group made ahead of the next
 /// `OpenSession`, so that a client's session costs one exponentiation (the shared secret)
@@ -22,7 +22,7 @@ package final class PreparedKeyPair: Sendable {
     /// The provider's reserve.
     package static let shared = PreparedKeyPair()
 
-    private let state = Mutex<(ready: Pair?, making: Bool)>((nil, false))
+    private let state = Locked<(ready: Pair?, making: Bool)>((nil, false))
 
     package init() {}
 

@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Crypto
-import Synchronization
+import VaultSync
 
 /// A vault in one encrypted file, for machines without a Secret Service.
 ///
@@ -44,7 +44,7 @@ public final class EncryptedFileStore: VaultContentsStore {
     private let newFileKDF: KDFParameters
     /// How long a write waits for another process's lock before giving up.
     public let lockTimeout: Duration
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Where derived keys are kept between processes, or nil.
     public var keyCache: KeyCachePolicy? { unlocker.keyCache }
 

@@ -3,7 +3,7 @@
 
 import CLinuxKeyring
 import FoundationEssentials
-import Synchronization
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +20,7 @@ import Synchronization
 /// Where the kernel refuses key calls (a container's seccomp filter answers EPERM or
 /// ENOSYS), every call is a miss and ``unavailability`` says why.
 public final class KernelKeyring: DerivedKeyCache {
-    private let refused = Mutex<String?>(nil)
+    private let refused = Locked<String?>(nil)
 
     /// The calling user's keyring.
     public init() {}

@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import CLibSecret
-import Synchronization
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -201,7 +201,7 @@ enum SecretTransfer: Equatable {
 /// service closes it when the connection goes), so a read costs one round trip.
 enum PlainSession {
     /// The open session's object path, and the connection it belongs to.
-    private static let open = Mutex<(connection: UInt, path: String)?>(nil)
+    private static let open = Locked<(connection: UInt, path: String)?>(nil)
 
     /// `Item.GetSecret` in the plain session; a session the service no longer knows (it
     /// restarted) is opened again, once.

@@ -3,7 +3,7 @@
 
 import CLibSecret
 import Dispatch
-import Synchronization
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -197,5 +197,5 @@ extension GLibError: Error {}
 
 /// The probe thread's answer, shared with the waiting caller.
 private final class ProbeResult: Sendable {
-    let value = Mutex<SecretServiceProbe.Outcome?>(nil)
+    let value = Locked<SecretServiceProbe.Outcome?>(nil)
 }

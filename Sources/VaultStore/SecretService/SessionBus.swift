@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import CLibSecret
-import Synchronization
+import VaultSync
 
 /// The process's session bus connection, and the libsecret service vault uses on it.
 ///
@@ -32,7 +32,7 @@ enum SessionBus {
         var service: (connection: UInt, service: UInt)?
     }
 
-    private static let held = Mutex(Held())
+    private static let held = Locked(Held())
 
     /// The connection vault uses, with one reference the caller must `g_object_unref`; a
     /// closed one is replaced first (see the type's comment).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// How the command makes the typed configuration of a backend that lives in another module
 /// (etcd's `EtcdConfiguration`, from the `--etcd-…` options and `VAULT_ETCD_*`): the
@@ -14,7 +14,7 @@ package enum BackendConfigurations {
     /// worded with the options, for a bad one.
     package typealias Maker = @Sendable (StoreConfiguration) throws(VaultError) -> any Sendable
 
-    private static let makers = Mutex<[BackendKind: Maker]>([:])
+    private static let makers = Locked<[BackendKind: Maker]>([:])
 
     /// Makes `maker` the one of `kind`.
     package static func register(_ kind: BackendKind, _ maker: @escaping Maker) {

@@ -3,8 +3,8 @@
 
 import Foundation
 import JWTKit
-import Synchronization
 import VaultStore
+import VaultSync
 
 /// The client secret Sign in with Apple wants at its token and revocation endpoints: a
 /// JWT signed ES256 with the developer's private key (header `kid` = key id; claims `iss` =
@@ -23,7 +23,7 @@ public final class AppleClientSecret: Sendable {
     public let renewBefore: TimeInterval
     private let privateKey: Secret
     private let clock: any AuthClock
-    private let cached = Mutex<(secret: Secret, expires: Date)?>(nil)
+    private let cached = Locked<(secret: Secret, expires: Date)?>(nil)
 
     /// Apple's upper bound on a client secret's lifetime, in seconds (six months).
     public static let maximumLifetime: TimeInterval = 15_777_000
