@@ -4,8 +4,9 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
-@Suite("Reference API endpoints")
+@Suite("Reference API endpoints", .offThePool)
 struct APIEndpointTests {
     @Test("register returns a User with millisecond expiries; a taken login gives 409")
     func register() async throws {

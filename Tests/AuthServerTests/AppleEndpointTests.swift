@@ -144,7 +144,7 @@ private func expectAppleError(_ reply: HTTPReply, _ code: String, status: Int = 
     #expect(reply.text == #"{"error":"\#(code)"}"#, sourceLocation: sourceLocation)
 }
 
-@Suite("Sign in with Apple: /apple/auth/token, /apple/auth/keys, /apple/auth/revoke")
+@Suite("Sign in with Apple: /apple/auth/token, /apple/auth/keys, /apple/auth/revoke", .offThePool)
 struct AppleEndpointTests {
     private let apple = AppleFixture()
 
@@ -490,7 +490,7 @@ struct AppleEndpointTests {
     }
 }
 
-@Suite("vault-auth-server --apple-client", .enabled(if: serverBinary != nil, "vault-auth-server is not built"))
+@Suite("vault-auth-server --apple-client", .enabled(if: serverBinary != nil, "vault-auth-server is not built"), .offThePool)
 struct AppleExecutableTests {
     @Test("bad values and unreadable or invalid key files are usage errors; a good one serves /apple")
     func appleClientOption() async throws {

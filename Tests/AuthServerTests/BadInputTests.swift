@@ -4,8 +4,9 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
-@Suite("Bad input gives 400, never a crash")
+@Suite("Bad input gives 400, never a crash", .offThePool)
 struct BadInputTests {
     @Test(
         "malformed JSON, wrong shapes and wrong types",

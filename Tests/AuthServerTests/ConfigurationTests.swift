@@ -4,8 +4,9 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
-@Suite("Configuration and lifecycle")
+@Suite("Configuration and lifecycle", .offThePool)
 struct ConfigurationTests {
     @Test("NAME:SECRET splits at the first colon")
     func credentialParsing() {

@@ -18,7 +18,7 @@ let serverBinary: URL? = {
     return nil
 }()
 
-@Suite("vault-auth-server executable", .enabled(if: serverBinary != nil, "vault-auth-server is not built"))
+@Suite("vault-auth-server executable", .enabled(if: serverBinary != nil, "vault-auth-server is not built"), .offThePool)
 struct ExecutableTests {
     @Test("prints `listening on http://HOST:PORT` first, serves the API, exits on SIGTERM")
     func runsAndStops() async throws {

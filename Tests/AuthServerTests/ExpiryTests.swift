@@ -4,11 +4,12 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// The assertions here hold however slowly a loaded machine runs: a reply received before
 /// an expiry must be a success, anything sent after it must be an expiry error, and issued
 /// expiries lie between "before the request" and "after the reply" plus the lifetime.
-@Suite("Token lifetimes")
+@Suite("Token lifetimes", .offThePool)
 struct ExpiryTests {
     /// Sleeps until `deadline` (Unix ms) plus a margin; bounded to 10 s.
     private func sleep(until deadline: Int64, margin: Int64 = 100) async throws {

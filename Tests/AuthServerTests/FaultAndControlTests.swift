@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import VaultTestSupport
 
-@Suite("Fault injection and in-process test controls")
+@Suite("Fault injection and in-process test controls", .offThePool)
 struct FaultAndControlTests {
     @Test("status500: a JSON 500, and the presented refresh token is not consumed")
     func status500() async throws {
@@ -130,7 +130,7 @@ struct FaultAndControlTests {
     }
 }
 
-@Suite("Test-control endpoints (--test-controls)")
+@Suite("Test-control endpoints (--test-controls)", .offThePool)
 struct TestControlEndpointTests {
     private var configuration: AuthServerConfiguration {
         var configuration = Fixture.configuration

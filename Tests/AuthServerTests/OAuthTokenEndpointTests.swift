@@ -4,8 +4,9 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
-@Suite("POST /oauth/token (RFC 6749)")
+@Suite("POST /oauth/token (RFC 6749)", .offThePool)
 struct OAuthTokenEndpointTests {
     private let client = Fixture.client
     private let user = Fixture.user

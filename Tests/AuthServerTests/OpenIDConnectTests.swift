@@ -6,6 +6,7 @@ import Crypto
 import Foundation
 import JWTKit
 import Testing
+import VaultTestSupport
 
 /// The ID-token claims as a client reads them.
 private struct IDClaims: JWTPayload {
@@ -100,7 +101,7 @@ private enum OIDC {
     }
 }
 
-@Suite("OpenID Connect: discovery, authorization code + PKCE, ID tokens")
+@Suite("OpenID Connect: discovery, authorization code + PKCE, ID tokens", .offThePool)
 struct OpenIDConnectTests {
     @Test("both metadata documents name the base URL as issuer and every endpoint; the issuer override names another")
     func discovery() async throws {
@@ -215,7 +216,7 @@ struct OpenIDConnectTests {
     }
 }
 
-@Suite("Device grant, revocation, end session, stats")
+@Suite("Device grant, revocation, end session, stats", .offThePool)
 struct DeviceAndRevocationTests {
     private struct DeviceReply: Decodable {
         let device_code: String

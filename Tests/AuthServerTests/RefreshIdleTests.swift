@@ -4,12 +4,13 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// The refresh-token idle timeout (`refreshTokenIdleLifetime`, `--refresh-idle-ttl`), as
 /// Keycloak's SSO Session Idle. As in ``ExpiryTests``, the assertions hold however slowly a
 /// loaded machine runs: a step that landed past a deadline it had to beat is recorded as
 /// "too slow", never taken for a server fault.
-@Suite("Refresh-token idle timeout")
+@Suite("Refresh-token idle timeout", .offThePool)
 struct RefreshIdleTests {
     private let user = Fixture.user
     private var basic: (String, String) { (Fixture.client.name, Fixture.client.secret) }

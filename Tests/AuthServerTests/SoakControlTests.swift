@@ -8,7 +8,7 @@ import VaultTestSupport
 
 /// What Scripts/soak relies on: the refresh log (`POST /api/test/refresh_log`) and the
 /// server's `--users-file`.
-@Suite("Soak controls: refresh log and users file")
+@Suite("Soak controls: refresh log and users file", .offThePool)
 struct SoakControlTests {
     private struct Drained: Decodable, Equatable {
         struct Entry: Decodable, Equatable {

@@ -4,8 +4,9 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultTestSupport
 
-@Suite("GET /api/stats")
+@Suite("GET /api/stats", .offThePool)
 struct StatsTests {
     @Test("counters follow registrations, logins, refreshes and authorizations exactly")
     func counters() async throws {

@@ -11,7 +11,7 @@ import VaultTestSupport
 import VaultTesting
 
 /// What the agent answers besides keep-alive: other stores, status, load, lock, token files.
-@Suite("Agent answers (reference server)")
+@Suite("Agent answers (reference server)", .offThePool)
 struct AgentServingTests {
     @Test("a request naming another store is declined; ping is always answered")
     func anotherStoreDeclined() async throws {

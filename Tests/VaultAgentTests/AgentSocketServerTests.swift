@@ -10,7 +10,7 @@ import VaultTestSupport
 
 /// The socket server on real Unix sockets, with a serving of the test's own: the peer's
 /// uid, the bounds on size, time and connections, and that no client holds up another.
-@Suite("the agent's socket server") struct AgentSocketServerTests {
+@Suite("the agent's socket server", .offThePool) struct AgentSocketServerTests {
     /// A server on `directory/agent.sock`, served by ``EchoServing``, running until `body` returns.
     static func withServer<T>(
         limits: AgentSocketServer.Limits = .init(), logs: ServerLogHandler.Box = .init(),

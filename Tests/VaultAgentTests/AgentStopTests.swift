@@ -12,7 +12,7 @@ import VaultTesting
 
 /// A stopping agent spends no refresh token: the process exits right after the stop, and a
 /// refresh it started then would be lost between the provider's answer and the store.
-@Suite("Agent stop (reference server)")
+@Suite("Agent stop (reference server)", .offThePool)
 struct AgentStopTests {
     /// Tokens that are stale at once (the lifetime is shorter than the leeway), so any
     /// token source asked for them refreshes.

@@ -5,11 +5,12 @@ import Foundation
 import Testing
 import VaultAuth
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultAgent
 
 /// When the agent plans its refreshes ahead (pure arithmetic, no clock).
-@Suite("Keep-alive schedule")
+@Suite("Keep-alive schedule", .offThePool)
 struct KeepAliveScheduleTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -12,7 +12,7 @@ import VaultTestSupport
 
 /// The agent keeps accounts alive: in-process agents answering directly, against the
 /// reference server in this process with short token lifetimes.
-@Suite("Agent keep-alive (reference server)", .serialized)
+@Suite("Agent keep-alive (reference server)", .serialized, .offThePool)
 struct KeepAliveTests {
     @Test("nobody calls for three refresh-token windows: the agent kept the session, no login beyond the first")
     func keepsTheSessionAcrossIdleWindows() async throws {

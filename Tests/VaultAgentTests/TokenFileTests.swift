@@ -8,7 +8,7 @@ import VaultTestSupport
 @testable import VaultAgent
 
 /// The token file's atomic replacement, on its own.
-@Suite("Token file")
+@Suite("Token file", .offThePool)
 struct TokenFileTests {
     @Test("a write replaces the file whole, 0600, and leaves what others put beside it alone")
     func writeReplacesWhole() throws {

@@ -3,8 +3,9 @@
 
 import Testing
 import VaultAgentProtocol
+import VaultTestSupport
 
-@Suite struct WireFormatTests {
+@Suite(.offThePool) struct WireFormatTests {
     static let requests: [AgentRequest] = [
         .ping, .lock, .status(store: "file:/home/a/vault"),
         .load(store: "s", server: "https://h", account: "ann"),

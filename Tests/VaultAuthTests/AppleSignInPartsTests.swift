@@ -6,13 +6,14 @@ import Foundation
 import JWTKit
 import Testing
 import VaultStore
+import VaultTestSupport
 import VaultTesting
 
 @testable import VaultAuth
 
 /// The Sign in with Apple parts that need no server: the client secret, the pending
 /// profile's merge, and the e-mail claims Apple sends as booleans or strings.
-@Suite("Sign in with Apple: client secret, pending profile, e-mail claims")
+@Suite("Sign in with Apple: client secret, pending profile, e-mail claims", .offThePool)
 struct AppleSignInPartsTests {
     struct SecretClaims: JWTPayload {
         var iss: String

@@ -77,7 +77,7 @@ private struct TestProvider {
     }
 }
 
-@Suite("IDTokenVerifier: signature, claims, key rotation")
+@Suite("IDTokenVerifier: signature, claims, key rotation", .offThePool)
 struct IDTokenVerifierTests {
     @Test("a correct token passes and its claims come back; the JWKS is fetched once and kept")
     func accepts() async throws {

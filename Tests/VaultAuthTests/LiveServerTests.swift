@@ -14,7 +14,7 @@ import VaultTesting
 /// The Requester against the real reference server, in-process on 127.0.0.1 with an
 /// ephemeral port. Serialized: these tests wait for tokens to turn stale or expire, and
 /// the 1,000-request storm must not starve another test's timing window.
-@Suite("Requester against the reference server", .serialized)
+@Suite("Requester against the reference server", .serialized, .offThePool)
 struct LiveServerTests {}
 
 extension LiveServerTests {

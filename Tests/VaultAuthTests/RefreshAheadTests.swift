@@ -12,7 +12,7 @@ import VaultTesting
 /// `TokenSource.refreshAhead()`, what an agent calls to keep an account alive: a refresh
 /// of a token that is still fresh, through the same single flight, lock and adoption as a
 /// refresh at expiry. Fake provider, clock moved by hand.
-@Suite("TokenSource.refreshAhead (fakes)")
+@Suite("TokenSource.refreshAhead (fakes)", .offThePool)
 struct RefreshAheadTests {
     struct Fixture {
         let clock = ManualClock()

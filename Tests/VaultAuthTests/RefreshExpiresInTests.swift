@@ -13,7 +13,7 @@ import VaultTesting
 /// The refresh token's expiry as providers state it: `refresh_expires_in` of an OAuth token
 /// response (Keycloak's field; the reference server's `--refresh-idle-ttl`), and the
 /// reference API's `refreshTokenExpire`, which the idle timeout shortens.
-@Suite("Refresh-token expiry from token responses")
+@Suite("Refresh-token expiry from token responses", .offThePool)
 struct RefreshExpiresInTests {
     static let client = CredentialPair(name: "vault-cli", secret: "client-secret-77")
 

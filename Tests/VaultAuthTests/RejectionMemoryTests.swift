@@ -5,13 +5,14 @@ import Foundation
 import Synchronization
 import Testing
 import VaultStore
+import VaultTestSupport
 import VaultTesting
 
 @testable import VaultAuth
 
 /// The rejection a silent login remembers lives in the account's settings item, which
 /// other writers (a sign-in's profile, `markRegistered`) write too.
-@Suite("Silent re-login: the remembered rejection")
+@Suite("Silent re-login: the remembered rejection", .offThePool)
 struct RejectionMemoryTests {
     /// A provider whose every login is rejected; counts the logins.
     final class RejectingProvider: AuthProvider {

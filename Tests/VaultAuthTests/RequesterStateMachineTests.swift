@@ -11,7 +11,7 @@ import VaultTesting
 
 /// The Requester's state machine pinned down with a fake transport, a fake provider and a
 /// clock moved by hand: every interleaving here is deterministic.
-@Suite("Requester state machine (fake transport)")
+@Suite("Requester state machine (fake transport)", .offThePool)
 struct RequesterStateMachineTests {
     let resource = HTTPRequest(method: "GET", url: URL(string: "https://api.example.test/things")!)
 

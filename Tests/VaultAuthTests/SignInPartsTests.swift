@@ -9,7 +9,7 @@ import VaultTesting
 
 @testable import VaultAuth
 
-@Suite("Discovery, PKCE, the browser command, the loopback listener, the account lock")
+@Suite("Discovery, PKCE, the browser command, the loopback listener, the account lock", .offThePool)
 struct SignInPartsTests {
     static let metadata = #"""
         {"issuer":"https://id.example.com/tenant","authorization_endpoint":"https://id.example.com/tenant/authorize",
@@ -284,7 +284,7 @@ extension SignInPartsTests {
     }
 }
 
-@Suite("What the second attack review found")
+@Suite("What the second attack review found", .offThePool)
 struct SecondReviewTests {
     static let settings: LoginSettings = {
         var settings = LoginSettings(

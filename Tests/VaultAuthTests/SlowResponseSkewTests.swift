@@ -3,12 +3,13 @@
 
 import Foundation
 import Testing
+import VaultTestSupport
 
 @testable import VaultAuth
 
 /// A response that arrives late must never make an expired token look valid: the skew
 /// estimate only ever moves expiries earlier.
-@Suite struct SlowResponseSkewTests {
+@Suite(.offThePool) struct SlowResponseSkewTests {
     let header = "Sun, 22 Nov 2026 03:00:00 GMT"
     var serverTime: Date { HTTPDate.parse(header)! }
 

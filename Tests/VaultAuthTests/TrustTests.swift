@@ -12,7 +12,7 @@ import VaultTesting
 /// The rules that make vault safe to trust with a token, pinned down without a network:
 /// where a token may go, what is shown, what is kept when the store fails, where the
 /// cross-process lock lives.
-@Suite("Trust: origins, targets, redirects, escaping, lost tokens, locks")
+@Suite("Trust: origins, targets, redirects, escaping, lost tokens, locks", .offThePool)
 struct TrustTests {
     let base = URL(string: "http://127.0.0.1:8080/")!
 

@@ -4,11 +4,12 @@
 import Foundation
 import Testing
 import VaultStore
+import VaultTestSupport
 import VaultTesting
 
 @testable import VaultAuth
 
-@Suite("TokenSet freshness and leeway")
+@Suite("TokenSet freshness and leeway", .offThePool)
 struct TokenSetTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -93,7 +94,7 @@ struct TokenSetTests {
     }
 }
 
-@Suite("ClockSkew")
+@Suite("ClockSkew", .offThePool)
 struct ClockSkewTests {
     // Sun, 06 Nov 1994 08:49:37 GMT
     let serverTime = Date(timeIntervalSince1970: 784_111_777)
@@ -138,7 +139,7 @@ struct ClockSkewTests {
     }
 }
 
-@Suite("URLPolicy and redirects")
+@Suite("URLPolicy and redirects", .offThePool)
 struct URLPolicyTests {
     func allowed(_ text: String) -> Bool {
         do throws(AuthError) {
@@ -283,7 +284,7 @@ struct URLPolicyTests {
     }
 }
 
-@Suite("AuthError and the provider's classification")
+@Suite("AuthError and the provider's classification", .offThePool)
 struct AuthErrorTests {
     @Test("transient: network, 5xx, 429, 408 and a garbled success reply; not auth, 4xx or configuration")
     func transient() {

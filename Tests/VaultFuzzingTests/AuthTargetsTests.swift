@@ -5,12 +5,13 @@ import Foundation
 import Testing
 import VaultAuth
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultFuzzing
 
 /// The sign-in targets reach past the parsers' first refusals: their well-formed seeds are
 /// accepted (so the invariants on accepted values run), and a changed one is refused.
-@Suite("sign-in fuzz targets accept their well-formed seeds")
+@Suite("sign-in fuzz targets accept their well-formed seeds", .cpuBound)
 struct AuthTargetsTests {
     static func seed(_ target: String, _ name: String) throws -> [UInt8] {
         try [UInt8](Data(contentsOf: CorpusReplayTests.fuzzDirectory.appendingPathComponent("Corpus/\(target)/\(name)")))

@@ -4,11 +4,12 @@
 import Foundation
 import Testing
 import VaultFuzzing
+import VaultTestSupport
 
 /// Every fuzz target over every input kept for it: its seed corpus (`Tests/Fuzz/Corpus`)
 /// and the crashes libFuzzer once found (`Tests/Fuzz/Crashes`, each fixed since). So the
 /// fuzzers' findings stay regression tests in the ordinary `swift test`, without libFuzzer.
-@Suite("fuzz targets over their kept inputs")
+@Suite("fuzz targets over their kept inputs", .cpuBound)
 struct CorpusReplayTests {
     static let fuzzDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fuzz")

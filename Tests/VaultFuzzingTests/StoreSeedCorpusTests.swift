@@ -6,12 +6,13 @@ import Testing
 import VaultEtcd
 import VaultFuzzing
 import VaultStore
+import VaultTestSupport
 
 /// The seeds of the store-side targets that the targets themselves write (vault files and
 /// bodies, fleet records and values: fixed keys and nonces, so the same bytes every time) are
 /// in the corpus as written, so the fuzzers start from inputs that open. Run with
 /// `VAULT_FUZZ_WRITE_SEEDS=1` to write them after a change of the format.
-@Suite("store fuzz targets' seeds")
+@Suite("store fuzz targets' seeds", .cpuBound)
 struct StoreSeedCorpusTests {
     static let corpus = CorpusReplayTests.fuzzDirectory.appendingPathComponent("Corpus")
 

@@ -3,13 +3,14 @@
 
 import Testing
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultSecretService
 
 /// What Secret Service calls do to a vault's credentials: a call that does not ask to replace
 /// one never overwrites it (found by the secret-service-call fuzz target's review: a CreateItem
 /// without replace, or SetAttributes, in vault's shape for an existing key replaced its secret).
-@Suite("Secret Service edits of the vault's contents")
+@Suite("Secret Service edits of the vault's contents", .offThePool)
 struct ContentsEditsTests {
     static let key = CredentialKey(server: "db.internal", account: "backup")
     static let original = Credential(key: key, secret: Secret("original secret 7e1c"), label: "original")

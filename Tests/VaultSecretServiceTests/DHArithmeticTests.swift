@@ -10,7 +10,7 @@ import VaultTestSupport
 /// The DH session's big-number arithmetic, checked against Python's `pow` run as a child
 /// process on the same inputs (a real, independent peer), and the group's constant against
 /// RFC 2409's formula as Python computes it.
-@Suite("DH: modular arithmetic")
+@Suite("DH: modular arithmetic", .cpuBound)
 struct DHArithmeticTests {
     /// `pow(b, e, m)` for each (m, b, e), by /usr/bin/python3, padded to m's length.
     static func pythonPowers(_ cases: [(modulus: [UInt8], base: [UInt8], exponent: [UInt8])]) throws -> [[UInt8]] {

@@ -10,7 +10,7 @@ import VaultTestSupport
 /// Tests/Helpers/dh-client, Python doing what SecretStorage's dhcrypto.py does with the
 /// `cryptography` package, its own key pair in its own process. Both directions of a secret,
 /// then what the session must refuse.
-@Suite("DH: transfer session")
+@Suite("DH: transfer session", .cpuBound)
 struct DHSessionTests {
     static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
 

@@ -5,8 +5,9 @@ import Foundation
 import Testing
 import VaultSecretService
 import VaultStore
+import VaultTestSupport
 
-@Suite("Secret Service provider: gdbus calls", .serialized)
+@Suite("Secret Service provider: gdbus calls", .serialized, .offThePool)
 struct GDBusCallTests {
     static let root = "/org/freedesktop/secrets"
 

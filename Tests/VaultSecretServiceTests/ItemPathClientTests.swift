@@ -5,13 +5,14 @@ import Foundation
 import Testing
 import VaultSecretService
 import VaultStore
+import VaultTestSupport
 
 /// Item paths as a D-Bus client (jeepney) sees them while other clients and other processes
 /// change the vault (issue 27, finding 1: a client's remembered path of a credential that
 /// another client moved to another account reached the credential saved later under the old
 /// account; finding 2: `SetSecret` as `text/plain; charset=utf8` lost vault's credential).
 /// "Another process's `vault save`" is a change of the backing between calls.
-@Suite("Secret Service provider: item paths", .serialized)
+@Suite("Secret Service provider: item paths", .serialized, .offThePool)
 struct ItemPathClientTests {
     static let alice = CredentialKey(server: "s.example", account: "alice")
     static let zed = CredentialKey(server: "s.example", account: "zed")

@@ -3,12 +3,13 @@
 
 import Testing
 import VaultStore
+import VaultTestSupport
 
 @testable import VaultSecretService
 
 /// The map of item paths (issue 27, finding 1): a path is never handed to a second item, and
 /// an item keeps its path while it is there.
-@Suite("Secret Service item paths")
+@Suite("Secret Service item paths", .offThePool)
 struct ItemPathsTests {
     static let alice = CredentialKey(server: "s.example", account: "alice")
     static let zed = CredentialKey(server: "s.example", account: "zed")

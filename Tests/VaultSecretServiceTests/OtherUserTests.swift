@@ -7,7 +7,7 @@ import VaultSecretService
 import VaultStore
 import VaultTestSupport
 
-@Suite("Secret Service provider: other users", .serialized)
+@Suite("Secret Service provider: other users", .serialized, .offThePool)
 struct OtherUserTests {
     /// A bus that lets every uid connect (a session bus never should; the provider must
     /// refuse such callers itself), with its socket reachable by `nobody`.

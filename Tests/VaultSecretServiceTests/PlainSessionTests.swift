@@ -3,8 +3,9 @@
 
 import Testing
 import VaultSecretService
+import VaultTestSupport
 
-@Suite("Transfer sessions: plain")
+@Suite("Transfer sessions: plain", .offThePool)
 struct PlainSessionTests {
     @Test("plain carries the secret as it is, and an unknown algorithm is refused")
     func plain() throws {

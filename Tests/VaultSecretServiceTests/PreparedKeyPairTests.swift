@@ -2,10 +2,11 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Testing
+import VaultTestSupport
 
 @testable import VaultSecretService
 
-@Suite("PreparedKeyPair: one fresh pair per session, made ahead")
+@Suite("PreparedKeyPair: one fresh pair per session, made ahead", .cpuBound)
 struct PreparedKeyPairTests {
     @Test("each take is a pair never handed out before, and its public key is g^x mod p")
     func freshPairs() async throws {

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import VaultTestSupport
 
-@Suite("PrivateSessionBus")
+@Suite("PrivateSessionBus", .offThePool)
 struct PrivateSessionBusTests {
     @Test("a private bus answers, and nothing owns org.freedesktop.secrets on it")
     func answers() async throws {

@@ -4,8 +4,9 @@
 import Foundation
 import Testing
 import VaultStore
+import VaultTestSupport
 
-@Suite("Secret Service provider: Python keyring", .serialized)
+@Suite("Secret Service provider: Python keyring", .serialized, .offThePool)
 struct PythonKeyringTests {
     static let script = """
         import sys

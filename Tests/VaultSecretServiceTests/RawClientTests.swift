@@ -5,8 +5,9 @@ import Foundation
 import Testing
 import VaultSecretService
 import VaultStore
+import VaultTestSupport
 
-@Suite("Secret Service provider: raw D-Bus clients", .serialized)
+@Suite("Secret Service provider: raw D-Bus clients", .serialized, .offThePool)
 struct RawClientTests {
     @Test("sessions: past the per-client bound the oldest closes; Close, another client's session refused, unknown algorithm")
     func sessions() async throws {

@@ -5,8 +5,9 @@ import Foundation
 import Testing
 import VaultSecretService
 import VaultStore
+import VaultTestSupport
 
-@Suite("Secret Service provider: secret-tool", .serialized)
+@Suite("Secret Service provider: secret-tool", .serialized, .offThePool)
 struct SecretToolTests {
     @Test("store, lookup, search --all and clear an item of another program's shape")
     func storeLookupSearchClear() async throws {

@@ -3,8 +3,9 @@
 
 import Testing
 import VaultStore
+import VaultTestSupport
 
-@Suite("ServiceItemShape")
+@Suite("ServiceItemShape", .offThePool)
 struct ServiceItemShapeTests {
     @Test("a key's attributes name that key again, and nothing else does")
     func roundTrip() {

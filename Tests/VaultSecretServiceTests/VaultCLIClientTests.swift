@@ -7,7 +7,7 @@ import VaultStore
 import VaultTestSupport
 
 /// `vault` itself (its libsecret backend) as a client of the provider.
-@Suite("Secret Service provider: vault --backend secret-service", .serialized)
+@Suite("Secret Service provider: vault --backend secret-service", .serialized, .offThePool)
 struct VaultCLIClientTests {
     /// vault's words for a Secret Service that did not answer its probe in time (the bus's
     /// or the service's), and nothing else.

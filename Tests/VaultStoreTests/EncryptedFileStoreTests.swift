@@ -11,7 +11,7 @@ import VaultTesting
 /// Cheap work factor for tests (files record their own factor).
 let testKDF = KDFParameters(log2N: 10)
 
-@Suite struct EncryptedFileStoreTests {
+@Suite(.cpuBound) struct EncryptedFileStoreTests {
     func makeStore(_ dir: String, passphrase: String = "correct horse") -> EncryptedFileStore {
         EncryptedFileStore(path: "\(dir)/sub/vault.db", passphrase: .fixed(Secret(passphrase)), kdf: testKDF)
     }

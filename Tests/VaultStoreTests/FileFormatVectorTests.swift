@@ -15,7 +15,7 @@ private let fileFormatVectorFiles = [
     "v2-empty.vault", "v2-unknown-collection.vault", "v2-huge-count.vault",
 ]
 
-@Suite struct FileFormatVectorTests {
+@Suite(.cpuBound) struct FileFormatVectorTests {
     /// `Vectors/vectors.json`, as the Python generator writes it.
     struct Manifest: Decodable {
         var vectors: [Vector]

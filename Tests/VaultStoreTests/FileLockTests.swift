@@ -8,7 +8,7 @@ import VaultTestSupport
 
 /// The one flock primitive (``FileLock``), as the vault file's lock and the refresh lock
 /// (``RefreshLock``, ``FileAccountLocking``) use it.
-@Suite struct FileLockTests {
+@Suite(.offThePool) struct FileLockTests {
     @Test func heldByOneAtATimeAndFreedOnRelease() async throws {
         try await withTemporaryDirectory("vault-filelock") { dir in
             let path = dir + "/a.lock"

@@ -6,7 +6,7 @@ import VaultStore
 import VaultTestSupport
 import VaultTesting
 
-@Suite struct InMemoryStoreTests {
+@Suite(.offThePool) struct InMemoryStoreTests {
     @Test(arguments: StoreContract.Rule.allCases)
     func keepsTheContract(rule: StoreContract.Rule) throws {
         try rule.verify(InMemoryStore())

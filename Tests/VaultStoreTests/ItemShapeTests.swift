@@ -2,11 +2,12 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Testing
+import VaultTestSupport
 
 @testable import VaultStore
 
 /// The neighbours rule and the network-address mapping, without a keyring.
-@Suite struct ItemShapeTests {
+@Suite(.offThePool) struct ItemShapeTests {
     @Test(arguments: [
         ("https://other.example.com:8443/path", ["protocol": "https", "server": "other.example.com", "port": "8443", "object": "path"]),
         ("https://git.example.com/org/repo.git", ["protocol": "https", "server": "git.example.com", "object": "org/repo.git"]),

@@ -23,7 +23,7 @@ final class CountingPassphrase: Sendable {
     }
 }
 
-@Suite("The file backend's key cache (with an in-memory double of the kernel keyring)")
+@Suite("The file backend's key cache (with an in-memory double of the kernel keyring)", .offThePool)
 struct KeyCacheTests {
     let kdf = KDFParameters(log2N: 10)
     let item = Credential(key: CredentialKey(server: "s", account: "a"), secret: Secret("value"))
@@ -194,7 +194,7 @@ struct KeyCacheTests {
     }
 }
 
-@Suite("Passphrase files")
+@Suite("Passphrase files", .offThePool)
 struct PassphraseFileTests {
     @Test("a passphrase file over 64 KiB is refused whole, never cut: another file with the same start opens nothing")
     func oversizedFileIsRefused() throws {

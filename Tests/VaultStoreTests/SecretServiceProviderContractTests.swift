@@ -15,7 +15,9 @@ import VaultTesting
 @Suite(
     .enabled(
         if: ProcessInfo.processInfo.environment["VAULT_WITH_VAULT_SECRET_SERVICE"] == "1",
-        "runs only inside Scripts/with-vault-secret-service (Scripts/test runs it there)"))
+        "runs only inside Scripts/with-vault-secret-service (Scripts/test runs it there)"),
+    .offThePool
+)
 struct SecretServiceProviderContractTests {
     @Test(arguments: StoreContract.Rule.allCases)
     func keepsTheContract(rule: StoreContract.Rule) throws {

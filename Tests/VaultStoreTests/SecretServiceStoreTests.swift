@@ -24,7 +24,7 @@ struct KeyringError: Error, CustomStringConvertible {
 }
 
 /// `SecretServiceStore` against the real GNOME Keyring that `Scripts/with-keyring` runs.
-@Suite(.needsKeyring)
+@Suite(.needsKeyring, .offThePool)
 struct SecretServiceStoreTests {
     @Test(arguments: StoreContract.Rule.allCases)
     func keepsTheContract(rule: StoreContract.Rule) throws {
@@ -193,7 +193,7 @@ struct SecretServiceStoreTests {
 }
 
 /// Automatic backend choice, in-process (the CLI tests time whole processes).
-@Suite struct BackendSelectionTests {
+@Suite(.offThePool) struct BackendSelectionTests {
     /// A context on the locations `environment` names (the variables a protocol defines).
     static func context(_ environment: [String: String]) -> BackendContext {
         BackendContext(locations: StandardLocations(environment: environment))
@@ -430,7 +430,7 @@ extension SecretServiceStoreTests {
 }
 
 /// `preferred`'s order, without a keyring.
-@Suite struct PreferredItemTests {
+@Suite(.offThePool) struct PreferredItemTests {
     static func item(_ path: String, _ shape: ItemShape = .current, modified: UInt64 = 100, created: UInt64 = 50) -> SecretServiceStore.FoundItem {
         .init(
             path: path, key: CredentialKey(server: "ex.com", account: "a"), shape: shape, label: path, modified: modified, created: created,

@@ -12,7 +12,7 @@ private typealias F = ServiceItemsFixtures
 /// Two store instances on one file (two processes' worth: each takes its own `flock` on
 /// the lock file), and `vault save` in other processes, change it at the same time; the
 /// lock makes every read-modify-write whole, so nothing is lost.
-@Suite struct ServiceItemsConcurrencyTests {
+@Suite(.offThePool) struct ServiceItemsConcurrencyTests {
     static let rounds = 25
 
     @Test func concurrentChangesFromTwoInstancesLoseNothing() throws {

@@ -11,7 +11,7 @@ private typealias F = ServiceItemsFixtures
 
 /// The vault file keeps Secret Service items (format version 2): round trips, the version
 /// rule, the migration of a version 1 file, and every older write path keeping them.
-@Suite struct ServiceItemsFileTests {
+@Suite(.offThePool) struct ServiceItemsFileTests {
     @Test func itemsRoundTripThroughAnotherInstance() throws {
         try withTemporaryDirectory("vault-ss") { dir in
             let items = [

@@ -10,7 +10,7 @@ private typealias F = ServiceItemsFixtures
 
 /// The independent Python implementation of the format (`Scripts/file-format-vectors.py`)
 /// and vault read each other's version 2 files, written with fresh salts and nonces.
-@Suite struct ServiceItemsInteropTests {
+@Suite(.offThePool) struct ServiceItemsInteropTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Scripts/file-format-vectors.py").path
 

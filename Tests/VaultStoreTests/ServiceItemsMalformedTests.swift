@@ -12,7 +12,7 @@ private typealias F = ServiceItemsFixtures
 
 /// A version 2 body that breaks a rule is refused as `.corrupted`, never a crash or a large
 /// allocation: each case is written by hand, byte by byte, after a valid item section.
-@Suite struct ServiceItemsMalformedTests {
+@Suite(.offThePool) struct ServiceItemsMalformedTests {
     static let malformed = VaultError.corrupted("the decrypted contents are malformed")
 
     /// A body piece: a field (u32 length and bytes), or raw bytes.

@@ -3,10 +3,11 @@
 
 import Testing
 import VaultStore
+import VaultTestSupport
 
 /// Issue 23 §6.2: invisible characters that change how text reads (format characters,
 /// bidirectional controls, tags) never reach a terminal raw.
-@Suite("SmallPromises: terminal escaping covers every format and bidi control character")
+@Suite("SmallPromises: terminal escaping covers every format and bidi control character", .offThePool)
 struct TextEscapingTests {
     @Test("the characters that used to pass raw: U+061C, U+2060–2064, U+FEFF, U+00AD, tag characters")
     func formerlyRaw() {

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Testing
+import VaultStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A suite or test trait: its tests run on threads of their own, not on the Swift
+/// concurrency pool (`@Suite(.offThePool)`, or `.cpuBound` for tests that compute).
+///
+/// Why: a test process has one pool of as many threads as the machine has cores (two
+/// here), shared by every test that runs at the same time. A test that blocks a thread
+/// (a synchronous `SecureStore` call to D-Bus, a wait for a child process, a `flock`)
+/// or computes for seconds holds one of them for as long as it does. Two such tests at
+/// once left no thread for the in-process servers and listeners of the others, whose
+/// answers then missed their deadlines on a busy machine, or even an idle one (issue
+/// 28). So every suite of the library pass carries one of these traits. (The CLI passes'
+/// suites do not: there the pool's width is what keeps dozens of child processes from
+/// running at once, and no in-process server shares their process with synchronous tests
+/// unserialized; see `SynchronousProcessSuites`.)
+///
+/// How: the test body runs with an ``OwnThreadExecutor`` as its task executor preference,
+/// so its synchronous code and the nonisolated async code it awaits (and the default
+/// actors it calls) run on that executor's threads. Unstructured tasks it starts, and
+/// servers' event loops, are not affected.
+public struct OffThePoolTrait: TestTrait, SuiteTrait, TestScoping {
+    /// The executor the tests run on.
+    let executor: OwnThreadExecutor
+
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await withTaskExecutorPreference(executor) { try await function() }
+    }
+}
+
+extension Trait where Self == OffThePoolTrait {
+    /// The tests run on threads of their own, never blocking the concurrency pool.
+    public static var offThePool: Self { Self(executor: .shared) }
+
+    /// The tests compute for seconds (a KDF, modular arithmetic, a corpus replay): off the
+    /// pool too, and at a low scheduling priority (nice 10), so that they take only the CPU
+    /// time that the servers, listeners and timers of the other tests leave.
+    public static var cpuBound: Self { Self(executor: .lowPriority) }
+}
+
+/// A task executor that runs each job on a new thread of its own (``Blocking/detach(_:)``):
+/// never starved and never starving anyone, at the price of a thread per job, which a
+/// test can afford.
+public final class OwnThreadExecutor: TaskExecutor {
+    /// Threads at the process's own priority, for tests that block (``OffThePoolTrait/offThePool``).
+    public static let shared = OwnThreadExecutor(nice: 0)
+    /// Threads at nice 10, for tests that compute (``OffThePoolTrait/cpuBound``).
+    public static let lowPriority = OwnThreadExecutor(nice: 10)
+
+    /// How much nicer than the process each thread is (Linux sets nice per thread).
+    private let nice: Int32
+
+    private init(nice: Int32) { self.nice = nice }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        let nice = nice
+        Blocking.detach {
+            #if canImport(Glibc)
+                // Linux keeps nice per thread; "0" is the calling thread.
+                if nice != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
+            #endif
+            job.runSynchronously(on: executor)
+        }
+    }
+}
