@@ -65,7 +65,7 @@ enum RawHTTP {
 
     private static func blockingExchange(port: Int, bytes: Data, timeout: Double) throws -> Data {
         #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
             let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif

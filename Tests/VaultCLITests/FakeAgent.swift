@@ -85,6 +85,7 @@ final class FakeAgent: Sendable {
                 if errno == EINTR { continue }
                 break
             }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)  // not handed to the children other tests start
             if stopped.withLock({ $0 }) {
                 close(client)
                 break

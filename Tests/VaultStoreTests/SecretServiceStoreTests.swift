@@ -263,7 +263,7 @@ struct MuteSocket {
     let fd: Int32
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw KeyringError("socket failed") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

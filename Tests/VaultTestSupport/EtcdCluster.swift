@@ -152,7 +152,7 @@ public final class EtcdCluster: @unchecked Sendable {
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }
         return try (0..<count).map { _ in
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             sockets.append(fd)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)

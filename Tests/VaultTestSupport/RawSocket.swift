@@ -32,7 +32,7 @@ public enum RawSocket {
     }
 
     private static func connect(_ port: Int) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Refused() }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -57,7 +57,7 @@ public enum RawSocket {
     /// `listening`: connections are accepted by the kernel and never answered. The caller
     /// closes the descriptor.
     public static func boundLoopback(listening: Bool) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -45,7 +45,7 @@ final class HostileServer: @unchecked Sendable {
 
     init(_ respond: @escaping @Sendable (Received) -> Reply) throws {
         self.respond = respond
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -96,6 +96,7 @@ final class HostileServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)  // not handed to the children other tests start
             Thread.detachNewThread { [self] in serve(connection) }
         }
     }
