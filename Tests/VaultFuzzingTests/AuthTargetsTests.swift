@@ -38,14 +38,21 @@ struct AuthTargetsTests {
 
     @Test("the redirect with path, Host, cookie and state is taken; without the cookie the sign-in ends")
     func loopback() throws {
-        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "callback-code")) == (.callback(.code("abc")), 200))
+        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "callback-code")) == (.callback(.code("abc")), [200]))
         #expect(
             try LoopbackTargets.answer(Self.seed("loopback-request", "callback-error"))
-                == (.callback(.error(code: "access_denied", description: "no way")), 200))
-        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "start")) == (nil, 302))
-        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "no-cookie")) == (.linkReused, 403))
-        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "wrong-state")) == (nil, 400))
-        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "wrong-host")) == (nil, 400))
+                == (.callback(.error(code: "access_denied", description: "no way")), [200]))
+        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "start")) == (nil, [302]))
+        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "no-cookie")) == (.linkReused, [403]))
+        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "wrong-state")) == (nil, [400]))
+        #expect(try LoopbackTargets.answer(Self.seed("loopback-request", "wrong-host")) == (nil, [400]))
+        // libFuzzer's finding: a 404 (a path cut short by `#`), then a pipelined /callback without
+        // the cookie, which ends the sign-in, then bytes NIO refuses. The harness once read only
+        // the first answer.
+        let pipelined = try [UInt8](
+            Data(contentsOf: CorpusReplayTests.fuzzDirectory.appendingPathComponent("Crashes/loopback-request/pipelined-404-then-no-cookie")))
+        #expect(try LoopbackTargets.answer(pipelined) == (.linkReused, [404, 403, 400]))
+        #expect(throws: Never.self) { try LoopbackTargets.request.check(pipelined) }
     }
 
     @Test("token, device and discovery seeds are accepted, so their invariants run")

@@ -21,27 +21,31 @@ enum LoopbackTargets {
     /// `Host: 127.0.0.1:PORT`, the start link's cookie, and exactly the expected `state` once
     /// in its query, and it is the query's `code` or `error`; it gets a 200. The sign-in ends
     /// (403) only for a `/callback` without the cookie or a second start; every other request
-    /// gets a 302 (the start link), a 400 or a 404.
+    /// gets a 302 (the start link), a 400 or a 404. Requests may be pipelined: exactly one
+    /// 200 answers a taken callback, and the other answers are refusals or 403s.
     static let request = FuzzTarget(
         name: "loopback-request",
         summary: "raw HTTP to the sign-in listener: only the exact redirect (path, Host, cookie, state) is taken"
     ) { bytes throws(InvariantViolation) in
-        let (taken, status) = try answer(bytes)
+        let (taken, statuses) = try answer(bytes)
+        let refusals: Set<Int> = [302, 400, 404]
         switch taken {
         case .callback(let callback)?:
-            try require(status == 200, "a taken callback got \(String(describing: status))")
+            try require(statuses.filter { $0 == 200 }.count == 1, "a taken callback got \(statuses)")
+            try require(statuses.allSatisfy { $0 == 200 || $0 == 403 || refusals.contains($0) }, "beside a taken callback: \(statuses)")
             try checkCallback(callback, request: bytes)
         case .linkReused?:
-            try require(status == 403, "an ended sign-in got \(String(describing: status))")
+            try require(statuses.contains(403), "an ended sign-in got \(statuses)")
+            try require(statuses.allSatisfy { $0 == 403 || refusals.contains($0) }, "beside an ended sign-in: \(statuses)")
         case nil:
-            try require(status.map { [302, 400, 404].contains($0) } ?? true, "a refused request got \(String(describing: status))")
-            if status == 302 { try require(contains(bytes, startToken), "a 302 for a request without the start link") }
+            try require(statuses.allSatisfy(refusals.contains), "a refused request got \(statuses)")
+            if statuses.contains(302) { try require(contains(bytes, startToken), "a 302 for a request without the start link") }
         }
     }
 
-    /// What the listener took from `bytes` (a fresh listener's inbox), and the status of its
-    /// first response (nil when it sent none: the request is not complete).
-    static func answer(_ bytes: [UInt8]) throws(InvariantViolation) -> (taken: CallbackInbox.Outcome?, status: Int?) {
+    /// What the listener took from `bytes` (a fresh listener's inbox), and the statuses of
+    /// its responses in order (none when no request was complete).
+    static func answer(_ bytes: [UInt8]) throws(InvariantViolation) -> (taken: CallbackInbox.Outcome?, statuses: [Int]) {
         let inbox = CallbackInbox(state: state, startToken: startToken, cookieValue: cookie)
         inbox.setPort(port, authorizationURL: authorizationURL)
         let channel = EmbeddedChannel()
@@ -58,13 +62,28 @@ enum LoopbackTargets {
             answer += Array(part.readableBytesView)
         }
         _ = try? channel.finish()
-        return (inbox.taken, status(answer))
+        return (inbox.taken, statuses(answer))
     }
 
-    /// The status of the first response in `answer`, nil when there is none.
-    static func status(_ answer: [UInt8]) -> Int? {
-        guard answer.count >= 12, answer.starts(with: Array("HTTP/1.1 ".utf8)) else { return nil }
-        return Int(String(decoding: answer[9..<12], as: UTF8.self))
+    /// The status of each response in `answer`: each starts with `HTTP/1.1 NNN `, at the
+    /// start or after the previous one (the listener's own bodies never contain that text).
+    static func statuses(_ answer: [UInt8]) -> [Int] {
+        let marker = Array("HTTP/1.1 ".utf8)
+        var found: [Int] = []
+        var index = 0
+        while index + marker.count + 3 <= answer.count {
+            if answer[index..<index + marker.count].elementsEqual(marker),
+                index == 0 || answer[index - 1] == UInt8(ascii: "\n")
+                    || answer[index - 1] == UInt8(ascii: ">")
+            {
+                let digits = answer[index + marker.count..<index + marker.count + 3]
+                if let status = Int(String(decoding: digits, as: UTF8.self)) { found.append(status) }
+                index += marker.count
+            } else {
+                index += 1
+            }
+        }
+        return found
     }
 
     /// Reads the request again, apart from NIO and the handler, and checks it earned `callback`.
