@@ -49,30 +49,22 @@ extension Trait where Self == OffThePoolTrait {
     public static var cpuBound: Self { Self(executor: .lowPriority) }
 }
 
-/// A task executor that runs each job on a new thread of its own (``Blocking/detach(_:)``):
-/// never starved and never starving anyone, at the price of a thread per job, which a
-/// test can afford.
+/// A task executor that runs each job on a thread of an ``ElasticThreads`` pool: an idle
+/// thread or a new one, never a queue behind a blocked job. So it is never starved and
+/// never starves anyone, at the price of as many threads as jobs run at once.
 public final class OwnThreadExecutor: TaskExecutor {
     /// Threads at the process's own priority, for tests that block (``OffThePoolTrait/offThePool``).
     public static let shared = OwnThreadExecutor(nice: 0)
     /// Threads at nice 10, for tests that compute (``OffThePoolTrait/cpuBound``).
     public static let lowPriority = OwnThreadExecutor(nice: 10)
 
-    /// How much nicer than the process each thread is (Linux sets nice per thread).
-    private let nice: Int32
+    private let threads: ElasticThreads
 
-    private init(nice: Int32) { self.nice = nice }
+    private init(nice: Int32) { threads = ElasticThreads(nice: nice) }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        let nice = nice
-        Blocking.detach {
-            #if canImport(Glibc)
-                // Linux keeps nice per thread; "0" is the calling thread.
-                if nice != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
-            #endif
-            job.runSynchronously(on: executor)
-        }
+        threads.run { job.runSynchronously(on: executor) }
     }
 }
