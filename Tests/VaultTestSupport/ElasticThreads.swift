@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultStore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import VaultStore
 
 /// A pool of threads with no fixed width: a piece of work runs at once on an idle thread,
 /// or on a new one when none is idle, so work that blocks never keeps other work waiting.

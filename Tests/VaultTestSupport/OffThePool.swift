@@ -4,10 +4,6 @@
 import Testing
 import VaultStore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A suite or test trait: its tests run on threads of their own, not on the Swift
 /// concurrency pool (`@Suite(.offThePool)`, or `.cpuBound` for tests that compute).
 ///
