@@ -1,35 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 The vault authors; see LICENSE.
-"""Writes the seeds of the secret-service-call fuzz target into this folder.
+"""Writes the seeds of the secret-service-call fuzz target into Tests/Fuzz/Corpus/secret-service-call.
 
 Each seed is a sequence of calls separated by "\\n--\\n"; a call is three bytes (the object,
 the method, the flags: see Sources/VaultFuzzing/Targets/SecretServiceTargets.swift and
 SecretServiceCalls.swift for the tables) and the body, serialized by GLib itself from its
 text format (g_variant_parse), as a client's message would carry it.
-Run it from anywhere: python3 Tests/Fuzz/Corpus/secret-service-call/.generate.py
+Run it from anywhere: python3 Tests/Fuzz/Generators/secret-service-call.py
 """
-import ctypes
-import os
-
-glib = ctypes.CDLL("libglib-2.0.so.0")
-glib.g_variant_type_new.restype = ctypes.c_void_p
-glib.g_variant_parse.restype = ctypes.c_void_p
-glib.g_variant_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-glib.g_variant_get_size.restype = ctypes.c_size_t
-glib.g_variant_get_size.argtypes = [ctypes.c_void_p]
-glib.g_variant_get_data.restype = ctypes.c_void_p
-glib.g_variant_get_data.argtypes = [ctypes.c_void_p]
-glib.g_variant_type_new.argtypes = [ctypes.c_char_p]
+from seeds import serialized, write_corpus
 
 
 def body(signature, text):
     """The serialized bytes of `text` (GVariant text format) as `(signature)`."""
-    kind = glib.g_variant_type_new(f"({signature})".encode())
-    value = glib.g_variant_parse(kind, text.encode(), None, None, None)
-    assert value, f"GLib cannot parse {text} as ({signature})"
-    size = glib.g_variant_get_size(value)
-    return ctypes.string_at(glib.g_variant_get_data(value), size) if size else b""
+    return serialized(f"({signature})", text)
 
 
 ROOT = "/org/freedesktop/secrets"
@@ -120,8 +105,7 @@ SEEDS = {
     ],
 }
 
-folder = os.path.dirname(os.path.abspath(__file__))
-for name, calls in SEEDS.items():
-    data = b"\n--\n".join(bytes([path, method, flags]) + payload for path, method, flags, payload in calls)
-    with open(os.path.join(folder, name), "wb") as seed:
-        seed.write(data)
+write_corpus("secret-service-call", {
+    name: b"\n--\n".join(bytes([path, method, flags]) + payload for path, method, flags, payload in calls)
+    for name, calls in SEEDS.items()
+})

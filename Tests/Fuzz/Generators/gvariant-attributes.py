@@ -1,33 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 The vault authors; see LICENSE.
-"""Writes the seeds of the gvariant-attributes fuzz target into this folder.
+"""Writes the seeds of the gvariant-attributes fuzz target into Tests/Fuzz/Corpus/gvariant-attributes.
 
 A seed is a byte picking the type (0 a{ss}, 1 (oayays), 2 a{sv}, 3 v, 4 a{o(oayays)}, 5 a
 length byte and the type itself), then the value serialized by GLib from its text format
 (g_variant_parse), as a client's message would carry it.
-Run it from anywhere: python3 Tests/Fuzz/Corpus/gvariant-attributes/.generate.py
+Run it from anywhere: python3 Tests/Fuzz/Generators/gvariant-attributes.py
 """
-import ctypes
-import os
-
-glib = ctypes.CDLL("libglib-2.0.so.0")
-glib.g_variant_type_new.restype = ctypes.c_void_p
-glib.g_variant_type_new.argtypes = [ctypes.c_char_p]
-glib.g_variant_parse.restype = ctypes.c_void_p
-glib.g_variant_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-glib.g_variant_get_size.restype = ctypes.c_size_t
-glib.g_variant_get_size.argtypes = [ctypes.c_void_p]
-glib.g_variant_get_data.restype = ctypes.c_void_p
-glib.g_variant_get_data.argtypes = [ctypes.c_void_p]
+from seeds import serialized, write_corpus
 
 
 def value(signature, text):
     """The serialized bytes of `text` (GVariant text format) as `signature`."""
-    value = glib.g_variant_parse(glib.g_variant_type_new(signature.encode()), text.encode(), None, None, None)
-    assert value, f"GLib cannot parse {text} as {signature}"
-    size = glib.g_variant_get_size(value)
-    return ctypes.string_at(glib.g_variant_get_data(value), size) if size else b""
+    return serialized(signature, text)
 
 
 SECRET = "(objectpath '/org/freedesktop/secrets/session/1', @ay [1, 2, 3], @ay [104, 105], 'text/plain')"
@@ -47,7 +33,4 @@ SEEDS = {
     "drawn-nested": bytes([5, 7]) + b"a(tbuo)" + value("a(tbuo)", "[(uint64 1, true, uint32 2, objectpath '/')]"),
 }
 
-folder = os.path.dirname(os.path.abspath(__file__))
-for name, data in SEEDS.items():
-    with open(os.path.join(folder, name), "wb") as file:
-        file.write(data)
+write_corpus("gvariant-attributes", SEEDS)

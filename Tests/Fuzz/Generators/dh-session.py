@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 The vault authors; see LICENSE.
-"""Writes the seeds of the dh-session fuzz target into this folder.
+"""Writes the seeds of the dh-session fuzz target into Tests/Fuzz/Corpus/dh-session.
 
 A seed is one byte n, n bytes of a client's public key (big-endian), then bytes to wrap
 (and, read as a 16-byte IV and a ciphertext, to unwrap): real client keys (g^c mod p, as
 libsecret and SecretStorage send them, with and without GnuTLS's leading zero byte) and
 the edge cases the provider must refuse (0, 1, p - 1, p, p + 1, too long).
-Run it from anywhere: python3 Tests/Fuzz/Corpus/dh-session/.generate.py
+Run it from anywhere: python3 Tests/Fuzz/Generators/dh-session.py
 """
-import os
+from seeds import write_corpus
 
 # The Second Oakley Group's prime (RFC 2409, 6.2).
 PRIME = int(
@@ -44,7 +44,4 @@ SEEDS = {
     "no-key": seed(b"", b"payload"),
 }
 
-folder = os.path.dirname(os.path.abspath(__file__))
-for name, data in SEEDS.items():
-    with open(os.path.join(folder, name), "wb") as file:
-        file.write(data)
+write_corpus("dh-session", SEEDS)
