@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import VaultTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,7 @@ enum RawHTTP {
         path: String,
         headers: [(String, String)] = [],
         body: Data = Data(),
-        timeout: Double = 10
+        timeout: Double = Sanitizer.scaled(10.0)
     ) async throws -> HTTPReply {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers {

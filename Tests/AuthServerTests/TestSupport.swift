@@ -9,7 +9,7 @@ import VaultTestSupport
 /// A typed client for the reference API, over ``RawHTTP``.
 struct APIClient: Sendable {
     let port: Int
-    var timeout: Double = 10
+    var timeout: Double = Sanitizer.scaled(10.0)
 
     func get(_ path: String, bearer: String? = nil) async throws -> HTTPReply {
         var headers: [(String, String)] = []
