@@ -22,8 +22,8 @@
 /// the same lock that ships and a report is a real race.
 ///
 /// The contract is `Mutex`'s: `body` runs with the lock held and must not call
-/// `withLock` on the same value again (the mutex is not recursive: that deadlocks), nor
-/// suspend or block for long, since every other user of the value waits for it.
+/// `withLock` on the same value again (the mutex is not recursive: that traps), nor
+/// block for long, since every other user of the value waits for it.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
@@ -33,7 +33,13 @@ public final class Locked<Value>: @unchecked Sendable {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        // Error-checking: a `withLock` inside `withLock` on the same value traps with a
+        // message (as `Mutex` does) instead of hanging.
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        let status = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
     }
 
@@ -48,7 +54,8 @@ public final class Locked<Value>: @unchecked Sendable {
     public func withLock<Result, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
-        pthread_mutex_lock(mutex)
+        let status = pthread_mutex_lock(mutex)
+        precondition(status == 0, "Locked.withLock re-entered on the same thread (or the lock is broken): \(status)")
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
