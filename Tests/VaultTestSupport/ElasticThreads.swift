@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import VaultStore
+import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// A pool of threads with no fixed width: a piece of work runs at once on an idle thread,
-/// or on a new one when none is idle, so work that blocks never keeps other work waiting.
-/// A thread idle for `idleSeconds` ends. Threads are reused because making one is slow
-/// under ThreadSanitizer, and a test makes thousands of pieces of work.
+/// A pool of threads that grows to `width`: a piece of work runs at once on an idle thread,
+/// or on a new one while fewer than `width` are alive, so with no bound on `width` work
+/// that blocks never keeps other work waiting; with a bound, work waits its turn. A thread
+/// idle for `idleSeconds` ends. Threads are reused because making one is slow under
+/// ThreadSanitizer, and a test makes thousands of pieces of work.
 final class ElasticThreads: @unchecked Sendable {
-    /// How much nicer than the process each thread is (Linux keeps nice per thread).
-    private let nice: Int32
+    private let width: Int
     private let idleSeconds: Int
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -23,10 +17,11 @@ final class ElasticThreads: @unchecked Sendable {
     private var queue: [@Sendable () -> Void] = []
     private var next = 0
     private var idle = 0
+    private var alive = 0
     private var starting = 0
 
-    init(nice: Int32, idleSeconds: Int = 5) {
-        self.nice = nice
+    init(width: Int = .max, idleSeconds: Int = 5) {
+        self.width = width
         self.idleSeconds = idleSeconds
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -36,21 +31,25 @@ final class ElasticThreads: @unchecked Sendable {
 
     // The pools live as long as the test process; no deinit is needed or wanted.
 
-    /// Runs `work` on a thread of the pool, at once.
+    /// Runs `work` on a thread of the pool: at once, unless `width` threads are busy.
     func run(_ work: @escaping @Sendable () -> Void) {
         pthread_mutex_lock(mutex)
         queue.append(work)
-        let spawn = queue.count - next > idle + starting
-        if spawn { starting += 1 } else { pthread_cond_signal(wake) }
+        let spawn = queue.count - next > idle + starting && alive < width
+        if spawn {
+            starting += 1
+            alive += 1
+        } else {
+            pthread_cond_signal(wake)
+        }
         pthread_mutex_unlock(mutex)
-        if spawn { Blocking.detach { self.serve() } }
+        // Foundation's thread: a thread that cannot be made is a crash, never a job run on
+        // the caller's thread (which may hold a lock, or be another pool's).
+        if spawn { Thread.detachNewThread { self.serve() } }
     }
 
     /// A thread's life: take work until none comes for `idleSeconds`.
     private func serve() {
-        #if canImport(Glibc)
-            if nice != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
-        #endif
         pthread_mutex_lock(mutex)
         starting -= 1
         while true {
@@ -74,6 +73,7 @@ final class ElasticThreads: @unchecked Sendable {
             idle -= 1
             if status == ETIMEDOUT && next == queue.count { break }
         }
+        alive -= 1
         pthread_mutex_unlock(mutex)
     }
 }

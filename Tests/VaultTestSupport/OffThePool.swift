@@ -2,7 +2,6 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Testing
-import VaultStore
 
 /// A suite or test trait: its tests run on threads of their own, not on the Swift
 /// concurrency pool (`@Suite(.offThePool)`, or `.cpuBound` for tests that compute).
@@ -40,23 +39,24 @@ extension Trait where Self == OffThePoolTrait {
     public static var offThePool: Self { Self(executor: .shared) }
 
     /// The tests compute for seconds (a KDF, modular arithmetic, a corpus replay): off the
-    /// pool too, and at a low scheduling priority (nice 10), so that they take only the CPU
-    /// time that the servers, listeners and timers of the other tests leave.
-    public static var cpuBound: Self { Self(executor: .lowPriority) }
+    /// pool too, and one job of theirs at a time, so that together they take at most one
+    /// core and leave the other to the servers, listeners and timers of the other tests.
+    public static var cpuBound: Self { Self(executor: .computing) }
 }
 
-/// A task executor that runs each job on a thread of an ``ElasticThreads`` pool: an idle
-/// thread or a new one, never a queue behind a blocked job. So it is never starved and
-/// never starves anyone, at the price of as many threads as jobs run at once.
+/// A task executor that runs each job on a thread of an ``ElasticThreads`` pool: for tests
+/// that block, an idle thread or a new one, never a queue behind a blocked job, so it is
+/// never starved and never starves anyone; for tests that compute, one thread.
 public final class OwnThreadExecutor: TaskExecutor {
-    /// Threads at the process's own priority, for tests that block (``OffThePoolTrait/offThePool``).
-    public static let shared = OwnThreadExecutor(nice: 0)
-    /// Threads at nice 10, for tests that compute (``OffThePoolTrait/cpuBound``).
-    public static let lowPriority = OwnThreadExecutor(nice: 10)
+    /// As many threads as jobs at once, for tests that block (``OffThePoolTrait/offThePool``).
+    public static let shared = OwnThreadExecutor(width: .max)
+    /// One thread, for tests that compute (``OffThePoolTrait/cpuBound``): their synchronous
+    /// work never waits for another job of theirs, so one at a time cannot deadlock.
+    public static let computing = OwnThreadExecutor(width: 1)
 
     private let threads: ElasticThreads
 
-    private init(nice: Int32) { threads = ElasticThreads(nice: nice) }
+    private init(width: Int) { threads = ElasticThreads(width: width) }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
