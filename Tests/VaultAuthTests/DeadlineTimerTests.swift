@@ -63,6 +63,12 @@ import VaultTestSupport
             let loopAt = try #require(loops[index])
             #expect(at >= Double(delay), "deadline \(delay) ms fired early, at \(at) ms")
             #expect(at < loopAt + Sanitizer.scaled(250.0), "deadline \(delay) ms fired at \(at) ms, the loop's own timer at \(loopAt) ms")
+            // Not held up by a later deadline: it fires before the loop's own timer for the
+            // next longer delay (even on a stalled loop, which runs due tasks in order).
+            if let later = delays.enumerated().filter({ $0.element > delay }).min(by: { $0.element < $1.element }) {
+                let laterLoopAt = try #require(loops[later.offset])
+                #expect(at < laterLoopAt, "deadline \(delay) ms fired at \(at) ms, after the loop's \(later.element)-ms timer (\(laterLoopAt) ms)")
+            }
         }
     }
 

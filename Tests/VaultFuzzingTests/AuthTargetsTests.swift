@@ -53,6 +53,11 @@ struct AuthTargetsTests {
             Data(contentsOf: CorpusReplayTests.fuzzDirectory.appendingPathComponent("Crashes/loopback-request/pipelined-404-then-no-cookie")))
         #expect(try LoopbackTargets.answer(pipelined) == (.linkReused, [404, 403, 400]))
         #expect(throws: Never.self) { try LoopbackTargets.request.check(pipelined) }
+        // A refused request, then the right redirect: the one answered 200 is the one checked.
+        let refusedFirst =
+            Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1:\(LoopbackTargets.port)\r\n\r\n".utf8) + (try Self.seed("loopback-request", "callback-code"))
+        #expect(try LoopbackTargets.answer(refusedFirst) == (.callback(.code("abc")), [404, 200]))
+        #expect(throws: Never.self) { try LoopbackTargets.request.check(refusedFirst) }
     }
 
     @Test("token, device and discovery seeds are accepted, so their invariants run")

@@ -22,7 +22,8 @@ enum LoopbackTargets {
     /// in its query, and it is the query's `code` or `error`; it gets a 200. The sign-in ends
     /// (403) only for a `/callback` without the cookie or a second start; every other request
     /// gets a 302 (the start link), a 400 or a 404. Requests may be pipelined: exactly one
-    /// 200 answers a taken callback, and the other answers are refusals or 403s.
+    /// 200 answers a taken callback, the request it answers is the one checked, and the
+    /// other answers are refusals or 403s.
     static let request = FuzzTarget(
         name: "loopback-request",
         summary: "raw HTTP to the sign-in listener: only the exact redirect (path, Host, cookie, state) is taken"
@@ -33,7 +34,11 @@ enum LoopbackTargets {
         case .callback(let callback)?:
             try require(statuses.filter { $0 == 200 }.count == 1, "a taken callback got \(statuses)")
             try require(statuses.allSatisfy { $0 == 200 || $0 == 403 || refusals.contains($0) }, "beside a taken callback: \(statuses)")
-            try checkCallback(callback, request: bytes)
+            // The request answered 200 is the one that earned it: answers come in order.
+            let index = statuses.firstIndex(of: 200) ?? 0
+            let heads = requestHeads(bytes)
+            try require(index < heads.count, "a callback answered as request \(index + 1) of \(heads.count)")
+            try checkCallback(callback, request: heads[index])
         case .linkReused?:
             try require(statuses.contains(403), "an ended sign-in got \(statuses)")
             try require(statuses.allSatisfy { $0 == 403 || refusals.contains($0) }, "beside an ended sign-in: \(statuses)")
@@ -41,6 +46,29 @@ enum LoopbackTargets {
             try require(statuses.allSatisfy(refusals.contains), "a refused request got \(statuses)")
             if statuses.contains(302) { try require(contains(bytes, startToken), "a 302 for a request without the start link") }
         }
+    }
+
+    /// `bytes` cut at the start of each pipelined request: at the start and after each blank
+    /// line that ends a head. (The listener's requests that matter, GETs, have no body; a
+    /// body before a callback would shift the cut, and the check would then fail loudly.)
+    static func requestHeads(_ bytes: [UInt8]) -> [[UInt8]] {
+        var heads: [[UInt8]] = []
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            let crlf = index + 3 < bytes.count && bytes[index..<index + 4].elementsEqual([13, 10, 13, 10])
+            let lf = index + 1 < bytes.count && bytes[index] == 10 && bytes[index + 1] == 10
+            if crlf || lf {
+                let end = index + (crlf ? 4 : 2)
+                heads.append(Array(bytes[start..<end]))
+                start = end
+                index = end
+            } else {
+                index += 1
+            }
+        }
+        if start < bytes.count { heads.append(Array(bytes[start...])) }
+        return heads
     }
 
     /// What the listener took from `bytes` (a fresh listener's inbox), and the statuses of
