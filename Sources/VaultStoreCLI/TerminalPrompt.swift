@@ -86,13 +86,21 @@ package enum TerminalRestore {
     // Written only before the handlers are installed and after they are removed, and
     // read by the handler; one prompt at a time (the prompt holds the terminal).
     nonisolated(unsafe) private static var terminal: Int32 = -1
-    nonisolated(unsafe) private static var saved = termios()
+    // On the heap, not a global `termios`: Swift 6.3.1 gives a global of this imported
+    // struct a symbol of 57 bytes (its fields without their padding) while a copy into it
+    // writes all 60, which AddressSanitizer reports as an overflow into the next global
+    // (Scripts/sanitizers/termios-global.swift reproduces it).
+    nonisolated(unsafe) private static let saved: UnsafeMutablePointer<termios> = {
+        let storage = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        storage.initialize(to: termios())
+        return storage
+    }()
     nonisolated(unsafe) private static var previous: [Int32: sighandler_t?] = [:]
 
     /// Remembers `saved` for `fd` and installs the handlers (not over a signal the
     /// process ignores: an ignored signal stays ignored).
     package static func arm(fd: Int32, saved settings: termios) {
-        saved = settings
+        saved.pointee = settings
         terminal = fd
         for number in signals {
             let old = signal(number, handler)
@@ -112,7 +120,7 @@ package enum TerminalRestore {
     }
 
     private static let handler: @convention(c) (Int32) -> Void = { number in
-        if TerminalRestore.terminal >= 0 { _ = tcsetattr(TerminalRestore.terminal, TCSANOW, &TerminalRestore.saved) }
+        if TerminalRestore.terminal >= 0 { _ = tcsetattr(TerminalRestore.terminal, TCSANOW, TerminalRestore.saved) }
         signal(number, SIG_DFL)
         raise(number)
     }
