@@ -39,7 +39,7 @@ public enum Sanitizer {
     /// suppressed, which failures end it): those of this process, for children started
     /// with an environment of their own (`SpawnedProcess` adds them). Empty in a plain run.
     public static let childEnvironment: [String: String] = {
-        let names = ["VAULT_TEST_SANITIZER", "TSAN_OPTIONS", "ASAN_OPTIONS", "UBSAN_OPTIONS"]
+        let names = ["VAULT_TEST_SANITIZER", "TSAN_OPTIONS", "ASAN_OPTIONS", "UBSAN_OPTIONS", "SWIFT_BACKTRACE"]
         let environment = ProcessInfo.processInfo.environment
         guard environment["VAULT_TEST_SANITIZER"] != nil else { return [:] }
         return environment.filter { names.contains($0.key) }
