@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Dispatch
+import VaultStore
 import VaultSync
 
 /// One Diffie-Hellman key pair of the Second Oakley Group made ahead of the next
@@ -9,7 +9,8 @@ import VaultSync
 /// on its path instead of two.
 ///
 /// Each pair is used once: ``take()`` hands the ready pair to one session (or makes one
-/// there and then when none is ready) and starts making the next on a background queue.
+/// there and then when none is ready) and starts making the next on a thread of its own
+/// (``Blocking/detach(_:)``: the exponentiation never holds a thread of the concurrency pool).
 /// A pair waits in memory only until the next session, as the session's own pair does
 /// while it is open.
 package final class PreparedKeyPair: Sendable {
@@ -36,7 +37,7 @@ package final class PreparedKeyPair: Sendable {
             return (taken, start)
         }
         if startMaking {
-            DispatchQueue.global(qos: .utility).async { [self] in
+            Blocking.detach { [self] in
                 let pair = Self.make()
                 state.withLock { state in
                     state.ready = pair
