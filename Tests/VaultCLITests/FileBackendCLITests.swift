@@ -173,7 +173,10 @@ extension SynchronousProcessSuites {
                     VaultProcess.vaultPath, ["save", "--server", "s", "--account", account], environment: writerEnv,
                     stdin: Data("v\(index)".utf8))
                 if midWrite {
-                    let deadline = Date().addingTimeInterval(10)
+                    // The writer derives the key and reads the vault first: on a busy machine
+                    // that once took a debug build more than 10 s. The wait ends as soon as
+                    // its temporary file appears, so a wide bound costs nothing.
+                    let deadline = Date().addingTimeInterval(Sanitizer.scaled(60.0))
                     while Date() < deadline, temporaryFiles().subtracting(staleTemporaryFiles).isEmpty { try await Task.sleep(for: .milliseconds(2)) }
                     if !temporaryFiles().subtracting(staleTemporaryFiles).isEmpty { killedMidWrite += 1 }
                 } else if index % 4 == 0 {
