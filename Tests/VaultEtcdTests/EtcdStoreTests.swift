@@ -336,6 +336,25 @@ struct EtcdStoreTests {
         #expect(fastest < .seconds(1), "the refused endpoint held the fastest of three calls for \(fastest)")
     }
 
+    /// A member that takes the connection and never answers (a stopped or overloaded
+    /// process) holds a call for one attempt's bound, not for the whole operation: the
+    /// next endpoint answers. Nothing reads the listening socket, so the kernel's backlog
+    /// accepts the connection and the request sits unread.
+    @Test func aStalledEndpointCostsOneAttemptThenTheNextAnswers() throws {
+        let (fd, port) = try RawSocket.boundLoopback(listening: true)
+        defer { close(fd) }
+        let live = try EtcdTestEnvironment.endpoints()
+        let client = try EtcdClient(configuration: configuration(endpoints: "http://127.0.0.1:\(port)," + live, timeout: .seconds(60)))
+        let start = ContinuousClock.now
+        let answer = try client.call(
+            "/v3/kv/range", ["key": EtcdWire.base64("vault-test/stalled")], as: EtcdWire.RangeResponse.self,
+            overall: .seconds(60), attemptTimeout: .seconds(1))
+        let took = ContinuousClock.now - start
+        #expect((answer.kvs ?? []).isEmpty)
+        #expect(took >= .milliseconds(900), "the stalled endpoint was not waited for: \(took)")
+        #expect(took < Sanitizer.scaled(.seconds(20)), "the stalled endpoint held the call for \(took) of its 60 s")
+    }
+
     @Test func noEndpointAnsweringIsUnavailableWithinTheTimeoutNamingThem() throws {
         let store = try store(configuration(endpoints: "http://127.0.0.1:1,http://127.0.0.1:9", timeout: .seconds(2)))
         let start = ContinuousClock.now
