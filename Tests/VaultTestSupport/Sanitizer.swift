@@ -38,10 +38,12 @@ public enum Sanitizer {
     /// The variables a sanitized child needs to report as the run asks (where to, what is
     /// suppressed, which failures end it): those of this process, for children started
     /// with an environment of their own (`SpawnedProcess` adds them). Empty in a plain run.
+    /// `TEST_SANITIZER_SLOWDOWN` carries `slowdown` to helpers that vault starts itself
+    /// (the test browser), which never see a `VAULT_*` variable.
     public static let childEnvironment: [String: String] = {
         let names = ["VAULT_TEST_SANITIZER", "TSAN_OPTIONS", "ASAN_OPTIONS", "UBSAN_OPTIONS", "SWIFT_BACKTRACE"]
         let environment = ProcessInfo.processInfo.environment
         guard environment["VAULT_TEST_SANITIZER"] != nil else { return [:] }
-        return environment.filter { names.contains($0.key) }
+        return environment.filter { names.contains($0.key) }.merging(["TEST_SANITIZER_SLOWDOWN": String(slowdown)]) { $1 }
     }()
 }
