@@ -77,8 +77,11 @@ package enum TerminalPrompt {
 }
 
 /// Puts the terminal back when a signal (Ctrl-C, Ctrl-\\, a hang-up, `kill`) ends the
-/// process during a no-echo prompt, so the shell is not left with echo off. The handler
-/// only calls async-signal-safe functions: `tcsetattr`, `signal`, `raise`.
+/// process during a no-echo prompt, so the shell is not left with echo off, and discards
+/// what was typed at the prompt and not yet read: a half-typed secret left in the input
+/// queue would be the shell's next command line (shown, run, kept in its history). The
+/// kernel discards it for a Ctrl-C typed at the keyboard, not for a `kill`. The handler
+/// only calls async-signal-safe functions: `tcflush`, `tcsetattr`, `signal`, `raise`.
 package enum TerminalRestore {
     /// The signals that end a process by default and can arrive at a prompt.
     private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
@@ -120,7 +123,12 @@ package enum TerminalRestore {
     }
 
     private static let handler: @convention(c) (Int32) -> Void = { number in
-        if TerminalRestore.terminal >= 0 { _ = tcsetattr(TerminalRestore.terminal, TCSANOW, TerminalRestore.saved) }
+        if TerminalRestore.terminal >= 0 {
+            // TCSANOW after a flush of the input alone: TCSAFLUSH would also wait for the
+            // output to drain, which a terminal stopped with Ctrl-S never does.
+            _ = tcflush(TerminalRestore.terminal, TCIFLUSH)
+            _ = tcsetattr(TerminalRestore.terminal, TCSANOW, TerminalRestore.saved)
+        }
         signal(number, SIG_DFL)
         raise(number)
     }
