@@ -210,6 +210,7 @@ let package = Package(
                 "VaultSync",
                 "VaultAgent", "VaultAgentProtocol", "VaultAuth", "VaultStore", "AuthServer", "VaultTesting", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(
             name: "VaultSecretServiceTests",

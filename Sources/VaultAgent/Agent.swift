@@ -137,7 +137,7 @@ public actor Agent: AgentServing {
 
     /// Whether `work` finishes within `timeout`; past it, this returns false and `work`
     /// goes on unawaited (the process is about to exit).
-    private static func finishes(within timeout: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+    static func finishes(within timeout: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
         let waiting = FirstAnswer()
         return await withCheckedContinuation { continuation in
             waiting.slot.withLock { $0 = continuation }

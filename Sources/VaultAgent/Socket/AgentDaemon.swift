@@ -17,6 +17,10 @@ public enum AgentDaemon {
     /// How often the `STATUS=` line is brought up to date.
     static let statusInterval: Duration = .seconds(5)
 
+    /// How long a stop waits for the socket server to finish (it closes what is still
+    /// open at its own drain bound, 5 s by default) before the agent stops regardless.
+    static let serverStopBound: Duration = .seconds(20)
+
     /// Runs `agent` behind `server` until SIGTERM or SIGINT; then stops accepting, lets
     /// answers under way finish (bounded), stops the agent, removes `ownSocket` (the socket
     /// file this process bound, never an activated one) and returns: the process exits 0.
@@ -83,7 +87,12 @@ public enum AgentDaemon {
             return first
         }
         starting.cancel()
-        await serving.value
+        // The server closes what is still open at its drain bound; past this bound too
+        // (a connection its bounds missed) the agent stops anyway: after a SIGTERM no
+        // refresh timer may outlive the wait, and the process exits.
+        if !(await Agent.finishes(within: serverStopBound, { await serving.value })) {
+            logger.warning("stopping with \(server.openConnections) connection(s) still open after \(serverStopBound)")
+        }
         await agent.stop()
         watchdog.cancel()
         if let ownSocket { unlink(ownSocket) }

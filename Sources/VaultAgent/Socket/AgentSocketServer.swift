@@ -159,6 +159,9 @@ public final class AgentSocketServer: Sendable {
                     channel.close(promise: nil)
                     return .refused
                 }
+                // Counted until it closes, however it ends (served, refused below, or
+                // dropped unserved when the server stops).
+                channel.closeFuture.whenComplete { _ in registry.remove(channel) }
                 let promise = loop.makePromise(of: [UInt8].self)
                 try channel.pipeline.syncOperations.addHandler(RequestReader(promise: promise))
                 let deadline = loop.scheduleTask(in: TimeAmount(limits.requestDeadline)) { channel.close(promise: nil) }

@@ -5,7 +5,7 @@ import NIOCore
 import VaultAgentProtocol
 
 /// Why a connection gave no request: the server then closes it unanswered.
-enum RequestReadFailure: Error {
+package enum RequestReadFailure: Error {
     /// The announced length is over ``AgentFrame/maximumRequest``.
     case oversized
     /// The client closed (or the deadline closed it) before the whole frame came.
@@ -15,18 +15,23 @@ enum RequestReadFailure: Error {
 /// Collects one request frame (a 4-byte length, then the payload) on a connection and
 /// completes `payload` with it; fails it, closing the connection, when the length is over
 /// the bound or the connection ends first. Bytes after the frame are ignored.
-final class RequestReader: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
+///
+/// The promise is always completed once the connection is gone: a channel closed before
+/// it ever became active sees no `channelInactive`, but its pipeline's teardown removes
+/// this handler, which then fails the promise (the server's wait on it would otherwise
+/// never end, and with it the agent's stop).
+package final class RequestReader: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
 
     private let promise: EventLoopPromise<[UInt8]>
     private var received: ByteBuffer?
     private var finished = false
 
-    init(promise: EventLoopPromise<[UInt8]>) {
+    package init(promise: EventLoopPromise<[UInt8]>) {
         self.promise = promise
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !finished else { return }
         var incoming = unwrapInboundIn(data)
         if received == nil {
@@ -44,12 +49,12 @@ final class RequestReader: ChannelInboundHandler, RemovableChannelHandler {
         promise.succeed(payload)
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event, !finished { fail(.incomplete, context) }
         context.fireUserInboundEventTriggered(event)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         if !finished {
             finished = true
             promise.fail(RequestReadFailure.incomplete)
@@ -57,8 +62,16 @@ final class RequestReader: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         fail(.incomplete, context)
+    }
+
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        if !finished {
+            finished = true
+            received = nil
+            promise.fail(RequestReadFailure.incomplete)
+        }
     }
 
     private func fail(_ failure: RequestReadFailure, _ context: ChannelHandlerContext) {
