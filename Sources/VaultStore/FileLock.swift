@@ -92,6 +92,12 @@ public final class FileLock: AccountLockHold {
         close(descriptor)
     }
 
+    /// Checks the lock file at `path` as a lock would (creating it 0600 when missing: a
+    /// regular file of the caller that only the caller can open) without taking the lock.
+    public static func check(path: String) throws(VaultError) {
+        close(try openLockFile(path))
+    }
+
     /// Opens (creating 0600) the lock file and checks that it is a regular file of the caller.
     private static func openLockFile(_ path: String) throws(VaultError) -> Int32 {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)

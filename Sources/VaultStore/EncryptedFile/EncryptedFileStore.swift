@@ -94,6 +94,14 @@ public final class EncryptedFileStore: VaultContentsStore {
     /// in the same directory, ``lockDirectory``.)
     public var lockPath: String { path + ".lock" }
 
+    /// Makes and checks the place of the file as a write would (the private directory and
+    /// the lock file), refusing it the same way, without reading or writing the file: so a
+    /// first `save` refuses a bad place before it says it is creating a vault there.
+    package func preparePlace() throws(VaultError) {
+        try PrivateDirectory.prepare(FileOperations.directory(of: path), what: "the vault directory")
+        try FileLock.check(path: lockPath)
+    }
+
     /// Validates the key, then adds or replaces the item in one read-modify-write under the file lock,
     /// creating the directory and the file (asking for a new passphrase) when there is none. Throws
     /// ``VaultError/lockTimeout(_:)`` when the lock is not had within ``lockTimeout``.

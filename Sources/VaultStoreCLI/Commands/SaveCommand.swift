@@ -29,7 +29,7 @@ struct SaveCommand: ParsableCommand {
             try store.checkStandardInput(["the secret"])
             let secret = try SecretInput.read(prompt: "Secret for \(key.account)@\(key.server): ")
             let opened = try store.openStore()
-            NewVaultNotice.announce(opened)
+            try NewVaultNotice.announce(opened)
             try opened.save(Credential(key: key, secret: secret, label: label))
         }
     }

@@ -268,6 +268,23 @@ final class VaultFileAttackTests {
         #expect(try await load("a").out == secret)
     }
 
+    /// The first save's notice comes after the checks of the place: a refused place gets
+    /// its one line, never "creating a new vault file" for a file that is not created.
+    @Test("a first save into a refused place: only the refusal, no 'creating a new vault file'")
+    func firstSaveIntoARefusedPlace() async throws {
+        try FileManager.default.createDirectory(atPath: vaultDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        symlink("\(dir)/elsewhere", vaultFile + ".lock")
+        expectOneLine(try await save("a", secret), status: 4, "symlinked lock, no vault yet", mentioning: "symbolic link")
+        #expect(!FileManager.default.fileExists(atPath: vaultFile) && !FileManager.default.fileExists(atPath: "\(dir)/elsewhere"))
+        unlink(vaultFile + ".lock")
+        chmod(vaultDir, 0o777)
+        expectOneLine(try await save("a", secret), status: 4, "world-writable directory, no vault yet", mentioning: "chmod go-w")
+        #expect(!FileManager.default.fileExists(atPath: vaultFile))
+        chmod(vaultDir, 0o700)
+        let created = try await save("a", secret)
+        #expect(created.status == 0 && created.err.contains("creating a new vault file"), "\(created.err)")
+    }
+
     // MARK: the path and the directory
 
     @Test("a symlink, a FIFO or a directory at the vault path: exit 4 at once, nothing touched")
