@@ -116,8 +116,10 @@ enum LoopbackTargets {
 
     /// Reads the request again, apart from NIO and the handler, and checks it earned `callback`.
     static func checkCallback(_ callback: AuthorizationCallback, request bytes: [UInt8]) throws(InvariantViolation) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" }.map(String.init).drop { $0.isEmpty }
+        // Empty lines before the request line are ignored (RFC 9112 §2.2), as NIO's parser
+        // does; it takes a lone CR for one too.
+        let text = String(decoding: bytes, as: UTF8.self).drop { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" }.map(String.init)
         guard let requestLine = lines.first else { throw InvariantViolation("a callback from no request line") }
         let words = requestLine.split(separator: " ", omittingEmptySubsequences: false)
         try require(words.count == 3 && words[0] == "GET", "a callback from \(requestLine.debugDescription)")
