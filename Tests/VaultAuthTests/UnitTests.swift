@@ -358,3 +358,15 @@ struct AuthErrorTests {
         #expect(sent == ["login": "ann", "password": "pw"])
     }
 }
+
+@Suite("durations in messages") struct WordedDurationTests {
+    @Test("a bound reads as given: tenths below 10 s, whole seconds above, one second singular")
+    func worded() {
+        #expect(Duration.seconds(3).worded == "3 seconds")
+        #expect((Duration.seconds(3) - .nanoseconds(5_138)).worded == "3 seconds", "what is left of a 3-s bound")
+        #expect(Duration.milliseconds(2_500).worded == "2.5 seconds")
+        #expect(Duration.seconds(1).worded == "1 second")
+        #expect(Duration.milliseconds(45_400).worded == "45 seconds")
+        #expect(Duration.seconds(300).worded == "300 seconds")
+    }
+}

@@ -86,7 +86,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         return try await withDeadline(
             timeout, schedule: schedule,
-            expired: { .network("\(TextEscaping.escaped(request.url.host ?? "the server")) did not answer within \(timeout)") }
+            expired: { .network("\(TextEscaping.escaped(request.url.host ?? "the server")) did not answer within \(timeout.worded)") }
         ) { () async throws(AuthError) -> HTTPResponse in
             try await Self.exchange(request, client: client, timeout: timeout, maximumBodySize: limit)
         }
@@ -110,7 +110,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         } catch is NIOTooManyBytesError {
             throw .network("the response from \(host) is larger than \(maximumBodySize) bytes")
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw .network("\(host) did not answer within \(timeout)")
+            throw .network("\(host) did not answer within \(timeout.worded)")
         } catch {
             let port = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
             if let failure = ConnectionFailure.message(for: error, host: request.url.host ?? "the server", port: port) {

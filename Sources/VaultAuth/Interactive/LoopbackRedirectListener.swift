@@ -132,7 +132,7 @@ public final class LoopbackRedirectListener: Sendable {
                 let task = loop.scheduleTask(in: TimeAmount(after), fire)
                 return { task.cancel() }
             },
-            expired: { .authentication("no sign-in arrived within \(timeout)", remedy: .logInAgain) }
+            expired: { .authentication("no sign-in arrived within \(timeout.worded)", remedy: .logInAgain) }
         ) { () async throws(AuthError) -> AuthorizationCallback in
             switch await inbox.next() {
             case .callback(let callback): return callback
