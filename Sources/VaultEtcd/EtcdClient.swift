@@ -77,6 +77,11 @@ public final class EtcdClient: Sendable {
         // A refused endpoint is skipped at once: with retries on, the pool would try it
         // again with back-off for the whole attempt (2 s) before the next one is tried.
         configuration.connectionPool.retryConnectionEstablishment = false
+        // HTTP/1.1 only, never HTTP/2 (which etcd offers over TLS): AsyncHTTPClient 1.37's
+        // HTTP/2 request handler force-unwraps a request that a stream reset arriving at the
+        // wrong moment has already removed, and the process dies of SIGILL (its issue #922,
+        // open; seen here as a `vault save` to a TLS member crashing on a fresh clone).
+        configuration.httpVersion = .http1Only
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
