@@ -38,7 +38,8 @@ import VaultTestSupport
                     tls.settimeout(10)
                     try:
                         tls.recv(65536)
-                        tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\nConnection: close\r\n\r\n{\"header\":{}}")
+                        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n"
+                        tls.sendall(head + b"Connection: close\r\n\r\n{\"header\":{}}")
                     except Exception as error:
                         print("error", error, flush=True)
                 """#
