@@ -211,6 +211,30 @@ import VaultTestSupport
         }
     }
 
+    /// A client holding its connection open kept the drain (5 s) going, and the agent's
+    /// refresh timers with it: with 2-s tokens it spent two or three refresh tokens after
+    /// the signal (attack review 38). The agent now stops before the drain.
+    @Test("SIGTERM with a client's connection held open: no refresh starts after the signal")
+    func noRefreshAfterTheSignal() async throws {
+        try await Self.with(accessTTL: 2) { setup in
+            try await setup.login(setup.alice)
+            let agent = try await setup.startAgent(["--account", setup.url, setup.alice])
+            defer { agent.kill() }
+            // Two refreshes ahead by the agent: its timers are running.
+            let deadline = Date().addingTimeInterval(Sanitizer.scaled(30.0))
+            while setup.server.stats.refreshes < 2, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(setup.server.stats.refreshes >= 2, "the agent did not refresh ahead: \(agent.output)")
+            let held = try #require(NotifyListener.connect(setup.socket), "no connection to the agent")
+            defer { close(held) }
+            let atSignal = setup.server.stats.refreshes
+            agent.terminate()
+            #expect(try await agent.finishAsync(timeout: 40).status == 0, "\(agent.output)")
+            // One refresh may already have been under way at the signal; none may start after it.
+            let after = setup.server.stats.refreshes - atSignal
+            #expect(after <= 1, "refreshes after SIGTERM: \(after)\n\(agent.output)")
+        }
+    }
+
     @Test("--token-file: the agent keeps the file holding the current token, 0600, replaced as it rotates")
     func tokenFile() async throws {
         try await Self.with(accessTTL: 2) { setup in

@@ -21,8 +21,9 @@ public enum AgentDaemon {
     /// open at its own drain bound, 5 s by default) before the agent stops regardless.
     static let serverStopBound: Duration = .seconds(20)
 
-    /// Runs `agent` behind `server` until SIGTERM or SIGINT; then stops accepting, lets
-    /// answers under way finish (bounded), stops the agent, removes `ownSocket` (the socket
+    /// Runs `agent` behind `server` until SIGTERM or SIGINT; then stops accepting, stops the
+    /// agent (no refresh token is spent after the signal), lets answers under way finish
+    /// (bounded), removes `ownSocket` (the socket
     /// file this process bound, never an activated one) and returns: the process exits 0.
     /// `READY=1` is sent once the agent has started; `WATCHDOG=1` at the notifier's interval.
     /// `afterStart` runs once the agent has started, before `READY=1` (another service the
@@ -68,32 +69,44 @@ public enum AgentDaemon {
                 }
             }
         }
-        let stop = await withTaskGroup(of: Int32?.self) { group in
-            group.addTask { await signals.next() }
-            group.addTask {
+        // Whichever comes first, a stop signal or the end of serving. Not a task group: a
+        // group waits for all its children, and the wait on `serving` does not end when
+        // cancelled, so the agent's stop came only after the server's drain (or never,
+        // with a connection the drain missed), its refresh timers running meanwhile.
+        let stop: Int32? = await withCheckedContinuation { continuation in
+            let answered = Locked(false)
+            let answer: @Sendable (Int32?) -> Void = { value in
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            Task { answer(await signals.next()) }
+            Task {
                 await serving.value
-                return nil
+                answer(nil)
             }
-            let first = await group.next() ?? nil
-            if let number = first {
-                logger.info("\(StopSignals.name(number)): stopping")
-            } else if !startFailed.recorded {
-                logger.error("the listening socket closed: stopping")
-            }
-            notifier.stopping(status: "stopping")
-            // No new connection; the wait on the server ends once those open are done.
-            server.stop()
-            group.cancelAll()
-            return first
         }
+        if let number = stop {
+            logger.info("\(StopSignals.name(number)): stopping")
+        } else if !startFailed.recorded {
+            logger.error("the listening socket closed: stopping")
+        }
+        notifier.stopping(status: "stopping")
+        // No new connection; the server drains those open (bounded) and then ends.
+        server.stop()
         starting.cancel()
+        // The agent stops first, while the server drains: from the signal on no refresh
+        // token is spent (a refresh already sent is stored before `stop` returns), and a
+        // client still connected is declined and does the work itself. A client holding
+        // its connection open kept the timers refreshing for the drain's 5 s before.
+        await agent.stop()
         // The server closes what is still open at its drain bound; past this bound too
-        // (a connection its bounds missed) the agent stops anyway: after a SIGTERM no
-        // refresh timer may outlive the wait, and the process exits.
+        // (a connection its bounds missed) the process goes on to exit.
         if !(await Agent.finishes(within: serverStopBound, { await serving.value })) {
             logger.warning("stopping with \(server.openConnections) connection(s) still open after \(serverStopBound)")
         }
-        await agent.stop()
         watchdog.cancel()
         if let ownSocket { unlink(ownSocket) }
         logger.info("stopped")
