@@ -83,8 +83,10 @@ package enum TerminalPrompt {
 /// kernel discards it for a Ctrl-C typed at the keyboard, not for a `kill`. The handler
 /// only calls async-signal-safe functions: `tcflush`, `tcsetattr`, `signal`, `raise`.
 package enum TerminalRestore {
-    /// The signals that end a process by default and can arrive at a prompt.
-    private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    /// The signals that end a process by default and can arrive at a prompt (typed, or
+    /// sent with `kill` or by a timer). Ctrl-Z (SIGTSTP) is not handled yet: the job stops
+    /// with echo off and comes back with it on (the README says so).
+    private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGPROF, SIGVTALRM]
 
     // Written only before the handlers are installed and after they are removed, and
     // read by the handler; one prompt at a time (the prompt holds the terminal).
