@@ -360,7 +360,7 @@ struct AuthErrorTests {
 }
 
 @Suite("durations in messages") struct WordedDurationTests {
-    @Test("a bound reads as given: tenths below 10 s, whole seconds above, one second singular")
+    @Test("a bound reads as given: milliseconds below 1 s, tenths below 10 s, whole seconds above, one second singular")
     func worded() {
         #expect(Duration.seconds(3).worded == "3 seconds")
         #expect((Duration.seconds(3) - .nanoseconds(5_138)).worded == "3 seconds", "what is left of a 3-s bound")
@@ -368,5 +368,8 @@ struct AuthErrorTests {
         #expect(Duration.seconds(1).worded == "1 second")
         #expect(Duration.milliseconds(45_400).worded == "45 seconds")
         #expect(Duration.seconds(300).worded == "300 seconds")
+        #expect(Duration.milliseconds(40).worded == "40 ms", "below a second: milliseconds, never '0 seconds'")
+        #expect(Duration.milliseconds(50).worded == "50 ms")
+        #expect((Duration.seconds(1) - .nanoseconds(20_000)).worded == "1 second")
     }
 }
