@@ -188,7 +188,7 @@ let package = Package(
         .target(name: "VaultTesting", dependencies: ["VaultSync", "VaultStore", "VaultAuth"]),
         // What the test targets share (temporary directories, child processes, the
         // in-process reference server, the test environment); test targets only.
-        .target(name: "VaultTestSupport", dependencies: ["VaultStore", "AuthServer"], path: "Tests/VaultTestSupport"),
+        .target(name: "VaultTestSupport", dependencies: ["VaultSync", "VaultStore", "AuthServer"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultStoreTests", dependencies: ["VaultSync", "VaultStore", "VaultTesting", "VaultTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "VaultCLITests",

@@ -30,7 +30,13 @@ public struct OffThePoolTrait: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        try await withTaskExecutorPreference(executor) { try await function() }
+        if test.isSuite {
+            try await withTaskExecutorPreference(executor) { try await function() }
+            return
+        }
+        try await PoolWatch.track(test.name) {
+            try await withTaskExecutorPreference(executor) { try await function() }
+        }
     }
 }
 
@@ -63,4 +69,14 @@ public final class OwnThreadExecutor: TaskExecutor {
         let executor = asUnownedTaskExecutor()
         threads.run { job.runSynchronously(on: executor) }
     }
+}
+
+/// Runs `body`, which blocks (a blocking read, a sleep, a wait for a child process), on a
+/// thread of its own and suspends until it returns: the concurrency pool's threads stay
+/// free for the servers and listeners of the other tests.
+public func onOwnThread<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
+    let result: Result<T, Failure> = await withTaskExecutorPreference(OwnThreadExecutor.shared) {
+        do throws(Failure) { return .success(try body()) } catch { return .failure(error) }
+    }
+    return try result.get()
 }
