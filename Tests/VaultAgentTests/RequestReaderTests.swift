@@ -6,10 +6,11 @@ import NIOEmbedded
 import Testing
 import VaultAgent
 import VaultAgentProtocol
+import VaultSync
 
 /// The socket server's request reader on an in-memory channel: whatever ends the
 /// connection, the server's wait on the request ends too.
-@Suite("the agent's request reader") struct RequestReaderTests {
+@Suite("the agent's request reader", .offThePool) struct RequestReaderTests {
     /// A reader on a new channel, and the request it completes.
     private static func reader() throws -> (EmbeddedChannel, RequestReader, EventLoopFuture<[UInt8]>) {
         let channel = EmbeddedChannel()
@@ -21,9 +22,9 @@ import VaultAgentProtocol
 
     /// What the future holds now: the payload, the failure, or nil while it is pending.
     private static func outcome(_ future: EventLoopFuture<[UInt8]>) -> Result<[UInt8], any Error>? {
-        var result: Result<[UInt8], any Error>?
-        future.whenComplete { result = $0 }
-        return result
+        let result = Locked<Result<[UInt8], any Error>?>(nil)
+        future.whenComplete { outcome in result.withLock { $0 = outcome } }
+        return result.withLock { $0 }
     }
 
     @Test("a whole frame completes the request with its payload")

@@ -359,7 +359,7 @@ struct AuthErrorTests {
     }
 }
 
-@Suite("durations in messages") struct WordedDurationTests {
+@Suite("durations in messages", .offThePool) struct WordedDurationTests {
     @Test("a bound reads as given: milliseconds below 1 s, tenths below 10 s, whole seconds above, one second singular")
     func worded() {
         #expect(Duration.seconds(3).worded == "3 seconds")

@@ -11,7 +11,7 @@ import VaultTestSupport
 /// `status`) through the built binaries, against a fake agent on a real socket: served by
 /// the agent, or the same output and exit code as with `VAULT_AGENT=off` when it declines,
 /// garbles, stalls, is absent or runs as another user.
-@Suite("vault agent's clients", .disabled(if: KernelKeyring().unavailability != nil, "the kernel refuses key calls here"))
+@Suite("vault agent's clients", .disabled(if: KernelKeyring().unavailability != nil, "the kernel refuses key calls here"), .offThePool)
 struct AgentClientCLITests {
     static let fakeToken = "fake-agent-token-7d1e"
     static let fakeSecret = "fake-agent-secret-52aa"

@@ -11,7 +11,7 @@ import VaultTestSupport
 /// token files, and the keys dropped at `vault lock`. The accounts live on the private
 /// keyring (no passphrase involved, so the commands may ask the agent), except in the lock
 /// test, which is about the encrypted file's key.
-@Suite("vault agent, end to end", .needsKeyring) struct AgentEndToEndTests {
+@Suite("vault agent, end to end", .needsKeyring, .offThePool) struct AgentEndToEndTests {
     static let password = AuthFixture.password
 
     /// A test's directory, the reference server, and an environment naming the agent's socket.

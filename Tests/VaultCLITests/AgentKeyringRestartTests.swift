@@ -10,7 +10,7 @@ import VaultTestSupport
 /// agent: the transfer session libsecret opened with the old daemon is gone, and every write
 /// in it failed ("The session wrapping the secret does not exist"), so the agent served
 /// rotated tokens it could not store, and the next process spent a dead refresh token.
-@Suite("vault agent across a keyring restart") struct AgentKeyringRestartTests {
+@Suite("vault agent across a keyring restart", .offThePool) struct AgentKeyringRestartTests {
     @Test("after the keyring daemon restarts, the agent's rotations are stored again")
     func rotationsStoredAfterRestart() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import VaultStoreCLI
 
 /// Which `vault token` command lines the small `vault` serves from the agent itself, and
 /// where the agent's socket is.
-@Suite struct AgentTokenFastPathTests {
+@Suite(.offThePool) struct AgentTokenFastPathTests {
     @Test("understood whole: names positionally or by option, -v, the store-choosing options")
     func understood() throws {
         let plain = try #require(AgentTokenFastPath.parse(["https://a.example", "alice"]))

@@ -10,7 +10,7 @@ import VaultStoreCLI
 
 /// Where the agent listens and the commands ask it, from the variables; and the store the
 /// agent reopens after `vault lock`, with the key cache only.
-@Suite struct AgentVariablesTests {
+@Suite(.offThePool) struct AgentVariablesTests {
     @Test("VAULT_AGENT_SOCKET, else XDG_RUNTIME_DIR/vault/agent.sock, else /tmp/vault-agent-UID; VAULT_AGENT=off: the commands never ask")
     func socketPath() {
         let uid = getuid()
@@ -44,7 +44,7 @@ import VaultStoreCLI
 }
 
 /// `vault agent`'s flag values, read into the agent's types.
-@Suite struct AgentArgumentsTests {
+@Suite(.offThePool) struct AgentArgumentsTests {
     @Test("--token-file: PATH up to the first =, the account up to the last @")
     func tokenFileSplits() throws {
         let binding = try AgentArguments.tokenFile("/run/t=ok.token=ann@corp@https://Auth.Example.com/")

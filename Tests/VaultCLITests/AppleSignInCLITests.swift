@@ -76,7 +76,7 @@ func withAppleFixture(accessTTL: Double = 60, _ body: (AppleFixture) async throw
     }
 }
 
-@Suite("vault login --provider apple: Sign in with Apple's server side")
+@Suite("vault login --provider apple: Sign in with Apple's server side", .offThePool)
 struct AppleSignInCLITests {
     @Test("login, whoami, request, refresh that keeps the refresh token, logout that the server sees", arguments: [false, true])
     func fullSession(claimsAsStrings: Bool) async throws {

@@ -79,7 +79,7 @@ struct AuthFixture: Sendable {
     }
 }
 
-@Suite struct AuthCLITests {
+@Suite(.offThePool) struct AuthCLITests {
     @Test func loginRequestTokenLogout() async throws {
         try await withAuthFixture { fixture in
             let login = try await fixture.login()

@@ -9,7 +9,7 @@ import VaultTestSupport
 /// ignored. A thread of the Swift concurrency pool blocks most signals (libdispatch does so
 /// in its workers) and vault ignores SIGPIPE; a child that inherited either would ignore
 /// SIGTERM (the `dbus-daemon` that outlived each `Scripts/test` run) or SIGPIPE.
-@Suite("children start with no signal blocked or ignored")
+@Suite("children start with no signal blocked or ignored", .offThePool)
 struct ChildSignalTests {
     /// The `SigBlk` and `SigIgn` masks of a `/proc/PID/status` text, as hex strings.
     static func masks(_ status: String) -> (blocked: String?, ignored: String?) {

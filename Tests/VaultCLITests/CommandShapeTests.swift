@@ -7,7 +7,7 @@ import VaultTestSupport
 
 /// The shape of the command line (issue 24): positional server and account, typos named
 /// with a suggestion, one style for usage errors, the short usage, and help that fits.
-@Suite struct CommandShapeTests {
+@Suite(.offThePool) struct CommandShapeTests {
     /// `vault-auth`, beside `vault`.
     static let vaultAuthPath = URL(fileURLWithPath: VaultProcess.vaultPath).deletingLastPathComponent().appendingPathComponent("vault-auth").path
 

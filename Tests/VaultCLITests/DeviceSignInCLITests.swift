@@ -8,7 +8,7 @@ import VaultTestSupport
 
 /// `vault login --device` (RFC 8628) against the reference server; the person on the other
 /// device is played through the server's in-process controls.
-@Suite("vault login --device: the device authorization grant")
+@Suite("vault login --device: the device authorization grant", .offThePool)
 struct DeviceSignInCLITests {
     /// Starts `vault login --device` with stderr merged into the output the test can watch.
     func startDeviceLogin(_ fixture: SignInFixture, extra: [String] = []) throws -> ChildProcess {

@@ -42,7 +42,7 @@ struct FleetMachine: Sendable {
 /// The fleet backend end to end: real `vault` processes on several "machines" sharing a
 /// real etcd cluster (the shared one of `Scripts/with-etcd`, or a private one for the tests
 /// that kill members), and the reference auth server for the fleet-wide refresh.
-@Suite(.needsEtcd)
+@Suite(.needsEtcd, .offThePool)
 struct EtcdCLITests {
     static let fleetPassphrase = "fleet passphrase 51ab"
 

@@ -8,7 +8,7 @@ import VaultTestSupport
 /// `vault exec`: secrets and tokens reach the command's environment, never an argument
 /// list; vault becomes the command (same process, its exit status and signals); nothing
 /// runs when a value cannot be had.
-@Suite("vault exec")
+@Suite("vault exec", .offThePool)
 struct ExecCLITests {
     static let secret = "exec-secret-3f9a-do-not-print"
 

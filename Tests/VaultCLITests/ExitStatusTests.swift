@@ -8,7 +8,7 @@ import VaultStore
 import VaultStoreCLI
 
 /// Every library error maps to the exit code the README's table gives it, in one place.
-@Suite struct ExitStatusTests {
+@Suite(.offThePool) struct ExitStatusTests {
     @Test func storeErrors() {
         let key = CredentialKey(server: "s", account: "a")
         #expect(ExitStatus.of(VaultError.notFound(key)) == 1)

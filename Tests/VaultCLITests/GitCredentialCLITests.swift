@@ -66,7 +66,7 @@ struct GitFixture: Sendable {
     }
 }
 
-@Suite("git-credential-vault with the real git (file backend)")
+@Suite("git-credential-vault with the real git (file backend)", .offThePool)
 struct GitCredentialCLITests {
     @Test("approve stores under the URL and user; fill finds it (with and without the user); reject erases only that item")
     func approveFillReject() async throws {
@@ -248,7 +248,7 @@ struct GitCredentialCLITests {
 
 /// A real clone over HTTP Basic authentication: `git http-backend` behind
 /// `Tests/Helpers/git-http-server` on loopback, the password coming from vault.
-@Suite("git clone with the password from git-credential-vault")
+@Suite("git clone with the password from git-credential-vault", .offThePool)
 struct GitCloneCLITests {
     static let serverPath: String = {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -8,7 +8,7 @@ import VaultTestSupport
 /// `git-credential-vault` and git's own `git-credential-libsecret` on the same Secret
 /// Service: what one stores, the other fills, and neither erases the other's neighbours.
 /// The libsecret helper is built here from the source Debian's `git` ships.
-@Suite(.needsKeyring)
+@Suite(.needsKeyring, .offThePool)
 struct GitCredentialInteropTests {
     static let libsecretSource = "/usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c"
 

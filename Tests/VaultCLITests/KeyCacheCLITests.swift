@@ -11,7 +11,7 @@ import VaultTestSupport
 /// filter blocks them; the store's behaviour there is tested with a double (`KeyCacheTests`).
 @Suite(
     "vault lock / unlock: the key cache in the kernel keyring",
-    .serialized, .disabled(if: KernelKeyring().unavailability != nil, "the kernel refuses key calls here"))
+    .serialized, .disabled(if: KernelKeyring().unavailability != nil, "the kernel refuses key calls here"), .offThePool)
 struct KeyCacheCLITests {
     static let secret = "cached-secret-3c1d"
 

@@ -12,7 +12,7 @@ import VaultTestSupport
 /// Network failures, as a person meets them: a refused connection fails at once with
 /// the host and port and a question, an unknown host says it cannot be resolved, and no
 /// library's type name reaches the user.
-@Suite struct NetworkErrorCLITests {
+@Suite(.offThePool) struct NetworkErrorCLITests {
     /// Type names of the networking libraries that must never be shown.
     static let libraryNames = ["NIOConnectionError", "SocketAddressError", "HTTPClientError", "IOError", "ChannelError", "errno"]
 

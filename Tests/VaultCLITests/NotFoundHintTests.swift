@@ -8,7 +8,7 @@ import VaultTestSupport
 /// "Not found" that helps: a missing vault file is named, another spelling of the server
 /// that holds the item is named, bare host names match without regard to case when read,
 /// and nothing of another spelling is ever removed.
-@Suite struct NotFoundHintTests {
+@Suite(.offThePool) struct NotFoundHintTests {
     func vault(_ arguments: [String], _ environment: [String: String], stdin: String? = nil) async throws -> ProcessResult {
         try await VaultProcess.vaultAsync(arguments, environment: environment, stdin: stdin.map { Data($0.utf8) })
     }

@@ -7,7 +7,7 @@ import Testing
 import VaultTestSupport
 
 /// `vault login --provider oauth2` against the reference server's RFC 6749 endpoint.
-@Suite struct OAuthCLITests {
+@Suite(.offThePool) struct OAuthCLITests {
     static let clientSecret = "client-secret-c0ffee-do-not-print"
 
     /// `withAuthFixture` with the OAuth client `vault-cli` and its secret in a 0600 file.

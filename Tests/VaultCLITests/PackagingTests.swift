@@ -10,7 +10,7 @@ import VaultTestSupport
 /// (`VAULT_TEST_DEB`), unpacked with `dpkg-deb -x`. Both are release builds, which take
 /// minutes: `Scripts/test` makes them once, before the tests, and names them in those
 /// variables; without them these tests are skipped.
-@Suite("installed: the PREFIX tree and the Debian package")
+@Suite("installed: the PREFIX tree and the Debian package", .offThePool)
 struct PackagingTests {
     static let prefix = ProcessInfo.processInfo.environment["VAULT_TEST_PREFIX"].flatMap { $0.isEmpty ? nil : $0 }
     static let deb = ProcessInfo.processInfo.environment["VAULT_TEST_DEB"].flatMap { $0.isEmpty ? nil : $0 }

@@ -7,7 +7,7 @@ import VaultTestSupport
 
 /// The passphrase as a person meets it: three tries at a terminal (as `sudo`), a notice
 /// when the first `save` creates the vault file, and a warning for a short new passphrase.
-@Suite struct PassphraseHelpCLITests {
+@Suite(.offThePool) struct PassphraseHelpCLITests {
     typealias Session = TerminalPromptCLITests.Session
 
     func environment(_ dir: String) -> [String: String] {

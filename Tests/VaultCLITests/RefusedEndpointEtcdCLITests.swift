@@ -16,7 +16,7 @@ import VaultTestSupport
 /// No clock decides this test: a loaded machine stretches every call by seconds. That the
 /// skip costs no wait is `EtcdStoreTests.aRefusedEndpointIsSkippedWithoutWaitingForItsAttempt`,
 /// which times single calls in one process.
-@Suite(.needsEtcd)
+@Suite(.needsEtcd, .offThePool)
 struct RefusedEndpointEtcdCLITests {
     @Test("a refused endpoint listed first: load answers from the next; alone, exit 4 naming it as refused")
     func refusedEndpointIsSkippedAtOnce() async throws {

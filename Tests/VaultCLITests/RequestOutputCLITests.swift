@@ -7,7 +7,7 @@ import VaultTestSupport
 
 /// `vault request` as curl users expect: the body on stdout and the failure on a line of
 /// its own, a 4xx called a client error with its status line, and `-d` as curl's.
-@Suite struct RequestOutputCLITests {
+@Suite(.offThePool) struct RequestOutputCLITests {
     @Test("a 404: the body exactly on stdout, 'HTTP 404 Not Found' as a client error on stderr, exit 5")
     func clientErrorIsCalledSo() async throws {
         try await withHostileOrigin({ _ in HostileServer.response(404, "no such thing", headers: [("Content-Type", "text/plain")]) }) { fixture, _ in

@@ -8,7 +8,7 @@ import VaultTestSupport
 /// Real libsecret and SecretStorage clients against the real `vault agent --secret-service`
 /// on a private bus: `secret-tool`, Python `keyring` (SecretStorage's DH session), git's
 /// `git-credential-libsecret` through real `git`.
-@Suite("vault's Secret Service provider, real clients") struct SecretServiceProviderClientTests {
+@Suite("vault's Secret Service provider, real clients", .offThePool) struct SecretServiceProviderClientTests {
     @Test("secret-tool: store, lookup, search, clear, lock, unlock")
     func secretTool() async throws {
         // The key cache on: after a client's Lock only `vault unlock` (through it) opens the vault.

@@ -9,7 +9,7 @@ import VaultTestSupport
 /// SecretStorage, Python keyring) against gnome-keyring-daemon (Scripts/with-keyring) and
 /// against vault's provider (Scripts/with-vault-secret-service): the transcripts must agree,
 /// but for the deliberate differences listed here, each with its reason.
-@Suite("vault's Secret Service provider agrees with GNOME Keyring") struct SecretServiceProviderComparisonTests {
+@Suite("vault's Secret Service provider agrees with GNOME Keyring", .offThePool) struct SecretServiceProviderComparisonTests {
     /// Lines that may differ, by their prefix: GNOME Keyring's line, vault's line, and why.
     static let deliberateDifferences: [(prefix: String, gnome: String, vault: String, reason: String)] = [
         (

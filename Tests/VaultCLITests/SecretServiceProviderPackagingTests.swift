@@ -8,7 +8,7 @@ import VaultTestSupport
 /// The headless recipe's files (docs/headless-secret-service.md): the systemd user unit and
 /// the D-Bus activation file, as Scripts/install-units installs them; the activation file
 /// really starts vault's provider on a bus that reads it.
-@Suite("vault's Secret Service provider, installed") struct SecretServiceProviderPackagingTests {
+@Suite("vault's Secret Service provider, installed", .offThePool) struct SecretServiceProviderPackagingTests {
     static let installUnits = ProviderFixture.root + "/Scripts/install-units"
 
     @Test("install-units installs the unit and the activation file with the prefix; systemd-analyze verify passes")

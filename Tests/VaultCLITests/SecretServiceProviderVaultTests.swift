@@ -8,7 +8,7 @@ import VaultTestSupport
 /// `vault agent --secret-service` and vault itself: vault's items seen by libsecret clients
 /// and the other way round, items kept in (and only encrypted in) the vault file across
 /// restarts, one provider per bus, the collections' lock following `vault lock`/`unlock`.
-@Suite("vault's Secret Service provider and vault") struct SecretServiceProviderVaultTests {
+@Suite("vault's Secret Service provider and vault", .offThePool) struct SecretServiceProviderVaultTests {
     @Test("vault save is found by secret-tool lookup user A server H, and secret-tool store by vault load")
     func vaultAndSecretToolBothWays() async throws {
         try await ProviderFixture.withProvider { fixture, _ in

@@ -7,7 +7,7 @@ import VaultTestSupport
 
 /// Bad input to the sign-in and key-cache commands: one line on stderr, the documented exit
 /// code, nothing stored, no network needed.
-@Suite("Bad input to login, whoami, unlock and the key cache")
+@Suite("Bad input to login, whoami, unlock and the key cache", .offThePool)
 struct SignInBadInputTests {
     func run(_ arguments: [String], env extra: [String: String] = [:]) async throws -> (ProcessResult, String) {
         try await withTemporaryDirectory("vault-badinput") { dir in

@@ -88,7 +88,7 @@ func withSignInFixture(
     }
 }
 
-@Suite("vault login through the browser: authorization code + PKCE, OpenID Connect")
+@Suite("vault login through the browser: authorization code + PKCE, OpenID Connect", .offThePool)
 struct BrowserSignInCLITests {
     @Test("a full sign-in: discovery, PKCE, verified ID token, whoami, requests, refresh with rotation, logout that revokes")
     func fullSignIn() async throws {

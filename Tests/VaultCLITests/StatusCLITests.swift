@@ -7,7 +7,7 @@ import VaultTestSupport
 
 /// `vault status`, and the sign-in commands that leave out the server and account when one
 /// account is logged in (issue 24).
-@Suite struct StatusCLITests {
+@Suite(.offThePool) struct StatusCLITests {
     /// The JSON object of `vault status --json`.
     func statusJSON(_ result: ProcessResult) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])

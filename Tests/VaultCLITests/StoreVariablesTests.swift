@@ -15,7 +15,7 @@ private func isInvalidInput(_ error: any Error) -> Bool {
 
 /// The command's `VAULT_*` variables become typed configuration here, and the libraries'
 /// typed errors become the command's words; the libraries read none of the variables.
-@Suite struct StoreVariablesTests {
+@Suite(.offThePool) struct StoreVariablesTests {
     @Test func vaultBackendForcesABackendAndRefusesAnUnknownName() throws {
         #expect(try StoreVariables.backend([:]) == nil)
         #expect(try StoreVariables.backend(["VAULT_BACKEND": ""]) == nil)
@@ -135,7 +135,7 @@ private func isInvalidInput(_ error: any Error) -> Bool {
 }
 
 /// The etcd options and variables, checked and worded by the command.
-@Suite struct EtcdSettingsTests {
+@Suite(.offThePool) struct EtcdSettingsTests {
     func parse(_ endpoints: String, _ extra: [String: String] = [:]) throws(VaultError) -> EtcdConfiguration {
         try EtcdSettings.configuration(StoreConfiguration(variables: ["VAULT_ETCD_ENDPOINTS": endpoints].merging(extra) { $1 }))
     }

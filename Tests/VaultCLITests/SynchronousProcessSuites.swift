@@ -7,4 +7,4 @@ import Testing
 /// thread of the Swift concurrency pool, which has one thread per core (two on CI), and
 /// the in-process auth servers of the other suites need those threads. So these suites
 /// run one test at a time, all of them together: at most one pool thread is ever held.
-@Suite(.serialized) enum SynchronousProcessSuites {}
+@Suite(.serialized, .offThePool) enum SynchronousProcessSuites {}

@@ -8,7 +8,7 @@ import VaultTestSupport
 /// The terminal prompts of `vault`, on a real pseudo-terminal (`script` from util-linux
 /// gives the child a controlling tty). Each answer is typed only after its prompt shows,
 /// the way a person would.
-@Suite struct TerminalPromptCLITests {
+@Suite(.offThePool) struct TerminalPromptCLITests {
     /// A `vault` process on a pty: what it shows, and a way to type into it (a
     /// `ChildProcess` running `script`, its stdin kept open, stderr into stdout as on a terminal).
     struct Session {

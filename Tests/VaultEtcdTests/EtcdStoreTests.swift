@@ -13,7 +13,7 @@ import VaultTesting
 /// `EtcdStore` against the real three-member cluster of `Scripts/with-etcd`, each test
 /// under a prefix of its own. One test at a time: the store's calls block their thread on
 /// etcd round trips, and the lock tests need the concurrency pool's threads free.
-@Suite(.serialized, .needsEtcd)
+@Suite(.serialized, .needsEtcd, .offThePool)
 struct EtcdStoreTests {
     static let passphrase = "fleet passphrase 7d2a"
 

@@ -13,7 +13,7 @@ import VaultTestSupport
 /// stderr), the person's sign-in goes on, and the tokens stored are the person's. Then the
 /// defence behind that, for programs of the person's own user: the link works once, and the
 /// redirect needs the cookie it set.
-@Suite("Attack: another local user takes over a browser sign-in")
+@Suite("Attack: another local user takes over a browser sign-in", .offThePool)
 struct BrowserTakeoverAttackTests {
     /// The other local user.
     static let attackerUID = 4242

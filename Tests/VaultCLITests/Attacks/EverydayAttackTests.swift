@@ -14,7 +14,7 @@ import VaultTestSupport
 /// TLS handshake that never ends within `--timeout`, one odd stored item hiding every
 /// account from `status`, Unicode case folding of host names, a secret typed as an extra
 /// argument echoed, a huge unknown option, and curl's `-d` rules.
-@Suite struct EverydayAttackTests {
+@Suite(.offThePool) struct EverydayAttackTests {
     /// A loopback port that accepts connections and never says a word (a stalled TLS
     /// handshake for https), held by the returned descriptor.
     static func silentListener() throws -> (fd: Int32, port: Int) { try RawSocket.boundLoopback(listening: true) }

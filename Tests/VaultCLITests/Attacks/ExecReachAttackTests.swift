@@ -10,7 +10,7 @@ import VaultTestSupport
 /// inherits no `VAULT_*` variable and no `CREDENTIALS_DIRECTORY`, and exec leaves no key in
 /// the key cache that was not there before, so the command cannot open the vault with what
 /// vault was given. The command is a real shell that tries.
-@Suite("Attack: what the command of vault exec can reach")
+@Suite("Attack: what the command of vault exec can reach", .offThePool)
 struct ExecReachAttackTests {
     static let secret = ExecCLITests.secret
 

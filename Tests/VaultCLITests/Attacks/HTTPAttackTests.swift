@@ -9,7 +9,7 @@ import VaultTestSupport
 /// Attacks by a server that answers badly on purpose: stalls, endless and huge bodies,
 /// garbage, lying clocks, hostile text. Each one: the documented exit code, one line on
 /// stderr, nothing stored lost, no secret printed, and never a hang.
-@Suite("Attack: hostile and broken servers")
+@Suite("Attack: hostile and broken servers", .offThePool)
 struct HTTPAttackTests {
     static let head200 = HostileServer.head(200, headers: [("Content-Type", "application/json"), ("Content-Length", "1000")])
 

@@ -9,7 +9,7 @@ import VaultTestSupport
 /// Attacks on where the bearer token goes: every trick that makes a target name another
 /// host. The account is logged in to the real reference server; a second listener plays
 /// the attacker's host and records whatever reaches it.
-@Suite("Attack: the token never leaves the server's origin")
+@Suite("Attack: the token never leaves the server's origin", .offThePool)
 struct OriginAttackTests {
     /// Runs `body` with a logged-in fixture and an attacker's listener, then stops both.
     func withLoggedIn(_ body: (AuthFixture, HostileServer) async throws -> Void) async throws {

@@ -8,7 +8,7 @@ import VaultTestSupport
 
 /// Issue 23 §6, "smaller promises": device-grant URIs, headers across origins, secret files,
 /// one rule for private directories, what logout and whoami say, and a closed stdout.
-@Suite("SmallPromises: the device grant's verification URIs")
+@Suite("SmallPromises: the device grant's verification URIs", .offThePool)
 struct DeviceVerificationURITests {
     /// A device endpoint that answers with `verification` (and `complete`), and a token
     /// endpoint that denies, so a vault that goes on polling ends quickly.
@@ -61,7 +61,7 @@ struct DeviceVerificationURITests {
     }
 }
 
-@Suite("SmallPromises: a redirect to another origin keeps only the safe headers")
+@Suite("SmallPromises: a redirect to another origin keeps only the safe headers", .offThePool)
 struct CrossOriginHeaderTests {
     @Test("X-Api-Key and other headers of the caller's stay home; Accept, Accept-Language and User-Agent go along")
     func callerHeadersStayHome() async throws {
@@ -98,7 +98,7 @@ struct CrossOriginHeaderTests {
     }
 }
 
-@Suite("SmallPromises: files that hold a secret")
+@Suite("SmallPromises: files that hold a secret", .offThePool)
 struct SecretFileTests {
     static let passphrase = "secret-file passphrase 51"
 
@@ -248,7 +248,7 @@ struct SecretFileTests {
     }
 }
 
-@Suite("SmallPromises: one rule for private directories")
+@Suite("SmallPromises: one rule for private directories", .offThePool)
 struct PrivateDirectoryRuleTests {
     @Test("the vault in a 0755 directory: login, the token expires, a refresh through request and token: exit 0")
     func refreshBesideAVaultIn0755() async throws {
@@ -282,7 +282,7 @@ struct PrivateDirectoryRuleTests {
     }
 }
 
-@Suite("SmallPromises: what logout says")
+@Suite("SmallPromises: what logout says", .offThePool)
 struct LogoutReportTests {
     @Test("no revocation endpoint: the provider was not told, the tokens stay valid until they expire (stderr, exit 0)")
     func notTold() async throws {
@@ -308,7 +308,7 @@ struct LogoutReportTests {
     }
 }
 
-@Suite("SmallPromises: whoami --json and a closed standard output")
+@Suite("SmallPromises: whoami --json and a closed standard output", .offThePool)
 struct OutputPromiseTests {
     @Test("whoami --json carries the pending Sign in with Apple profile the plain output shows")
     func whoamiJSONPendingProfile() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Labels, servers and accounts are text other programs may have written: `vault list`
 /// must never pass their control characters to the terminal raw.
-@Suite("Attack: escape sequences in stored names and labels")
+@Suite("Attack: escape sequences in stored names and labels", .offThePool)
 struct TerminalInjectionAttackTests {
     @Test("list shows hostile labels escaped, one item per line; --json escapes them as JSON does")
     func hostileLabels() async throws {

@@ -10,7 +10,7 @@ import VaultTestSupport
 /// exit code, one line on stderr, nothing lost, no secret or passphrase printed, never a hang.
 /// Every wait is asynchronous: a blocked thread of the (2-thread) concurrency pool would
 /// stall the other suites' in-process servers.
-@Suite("Attack: the vault file, its lock and its passphrase")
+@Suite("Attack: the vault file, its lock and its passphrase", .offThePool)
 final class VaultFileAttackTests {
     let dir: String
     let passphrase = "current-phrase-31c7-do-not-print"
