@@ -7,7 +7,7 @@ import VaultTestSupport
 
 /// `vault agent` as a process: its socket and directory, a second agent, `--check`, bad
 /// flags, SIGTERM, socket activation and `sd_notify`, another uid.
-@Suite("vault agent, the process") struct AgentCommandTests {
+@Suite("vault agent, the process", .offThePool) struct AgentCommandTests {
     /// A private directory for one test, with the agent's socket path inside (in a
     /// subdirectory the agent makes) and an environment naming it.
     struct Place {
@@ -218,6 +218,39 @@ import VaultTestSupport
         }
     }
 
+    @Test("sd_notify to a manager that reads slowly: with its queue full, READY=1 and STOPPING=1 wait for room and arrive")
+    func systemdNotifySlowReader() async throws {
+        try await Self.withPlace { place in
+            let listener = try NotifyListener(path: place.directory + "/notify")
+            defer { listener.close() }
+            var environment = place.environment
+            environment["NOTIFY_SOCKET"] = listener.path
+            environment["WATCHDOG_USEC"] = "100000"  // WATCHDOG=1 every 50 ms
+            // The queue (10 datagrams) full before the agent starts, as a manager that has
+            // not read for a while leaves it; then one datagram read every 300 ms.
+            var filled = 0
+            while listener.sendToSelf("EARLIER=\(filled)") { filled += 1 }
+            try #require(filled > 0 && filled < 1000, "the queue filled after \(filled) datagrams")
+            let reading = Task { await listener.readSlowly(every: .milliseconds(300), bound: 120) { $0.contains { $0.hasPrefix("STOPPING=1") } } }
+            let agent = try await Self.startAgent(place, environment: environment)
+            defer { agent.kill() }
+            // Full again, with the agent's pings this time, before the stop.
+            var probes = 0
+            while listener.sendToSelf("PROBE=\(probes)"), probes < 600 {
+                probes += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            agent.terminate()
+            let finished = try await agent.finishAsync(timeout: 60)
+            let all = await reading.value
+            #expect(finished.status == 0, "\(agent.output)")
+            #expect(all.prefix(filled) == ArraySlice((0..<filled).map { "EARLIER=\($0)" }), "\(all)")
+            #expect(all.filter { $0.hasPrefix("READY=1\nSTATUS=serving at \(place.socket)") }.count == 1, "READY=1 was not dropped: \(all)")
+            #expect(all.filter { $0.hasPrefix("STOPPING=1\nSTATUS=stopping") }.count == 1, "STOPPING=1 was not dropped: \(all)")
+            #expect(all.contains("WATCHDOG=1"), "\(all)")
+        }
+    }
+
     @Test("sd_notify to an abstract socket (@name); no watchdog for another WATCHDOG_PID")
     func systemdNotifyAbstract() async throws {
         try await Self.withPlace { place in
@@ -320,19 +353,56 @@ final class NotifyListener: @unchecked Sendable {
     }
 
     /// Reads datagrams until `condition` holds of all received so far, or `timeout` seconds pass.
+    /// The blocking reads run on a thread of their own, never on the concurrency pool.
     func wait(timeout: Double, until condition: @escaping @Sendable ([String]) -> Bool) async -> [String] {
-        await Task.detached { [self] in
-            let deadline = Date().addingTimeInterval(timeout)
+        await onOwnThread { [self] in
+            let deadline = Date().addingTimeInterval(Sanitizer.scaled(timeout))
             var buffer = [UInt8](repeating: 0, count: 4096)
             while !condition(messages) && Date() < deadline {
                 let count = recv(descriptor, &buffer, buffer.count, 0)
                 if count > 0 { messages.append(String(decoding: buffer[0..<count], as: UTF8.self)) }
             }
             return messages
-        }.value
+        }
+    }
+
+    /// A manager that reads slowly: one datagram per `interval` (when one is there), until
+    /// `condition` holds of all received so far, or `bound` seconds pass.
+    func readSlowly(every interval: Duration, bound: Double, until condition: @escaping @Sendable ([String]) -> Bool) async -> [String] {
+        let pause = useconds_t(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
+        return await onOwnThread { [self] in
+            let deadline = Date().addingTimeInterval(Sanitizer.scaled(bound))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !condition(messages) && Date() < deadline {
+                usleep(pause)
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                if count > 0 { messages.append(String(decoding: buffer[0..<count], as: UTF8.self)) }
+            }
+            return messages
+        }
     }
 
     func close() { Foundation.close(descriptor) }
+
+    /// Sends `text` to this socket from another, never waiting: false when its queue is full.
+    func sendToSelf(_ text: String) -> Bool {
+        let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard sender >= 0 else { return false }
+        defer { Foundation.close(sender) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
+        let bytes = Array(text.utf8)
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
+                bytes.withUnsafeBytes { sendto(sender, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT), target, length) }
+            }
+        }
+        return sent == bytes.count
+    }
 
     /// A client connected to the Unix stream socket at `path` that sends nothing, or nil.
     static func connect(_ path: String) -> Int32? {

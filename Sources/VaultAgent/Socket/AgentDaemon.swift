@@ -55,7 +55,7 @@ public enum AgentDaemon {
                 return
             }
             var status = "serving at \(place)"
-            notifier.ready(status: status)
+            await notifier.ready(status: status)
             logger.info("serving at \(place)")
             // STATUS= kept current: the connections open, when that changes.
             guard notifier.socketPath != nil else { return }
@@ -93,7 +93,9 @@ public enum AgentDaemon {
         } else if !startFailed.recorded {
             logger.error("the listening socket closed: stopping")
         }
-        notifier.stopping(status: "stopping")
+        // Sent beside the stop, not before it: STOPPING=1 may wait for room in a full
+        // queue (bounded), and the agent must stop at the signal, not after that wait.
+        let stopping = Task { await notifier.stopping(status: "stopping") }
         // No new connection; the server drains those open (bounded) and then ends.
         server.stop()
         starting.cancel()
@@ -108,6 +110,7 @@ public enum AgentDaemon {
             logger.warning("stopping with \(server.openConnections) connection(s) still open after \(serverStopBound)")
         }
         watchdog.cancel()
+        await stopping.value
         if let ownSocket { unlink(ownSocket) }
         logger.info("stopped")
         return stop != nil

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import VaultAgentProtocol
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -18,6 +19,10 @@ public struct SystemdNotifier: Sendable {
     /// How often to send `WATCHDOG=1` (half of `WATCHDOG_USEC`); nil when no watchdog is
     /// set for this process.
     public let watchdogInterval: Duration?
+    /// How many `READY=1` or `STOPPING=1` wait for room: while one does, `WATCHDOG=1` is
+    /// not sent, so each place the reader frees goes to the waiting message (the queue is
+    /// full of pings the manager has not read yet anyway).
+    private let essentialWaiting = Locked(0)
 
     public init(socketPath: String?, watchdogInterval: Duration?) {
         self.socketPath = socketPath
@@ -40,27 +45,62 @@ public struct SystemdNotifier: Sendable {
         return SystemdNotifier(socketPath: usable, watchdogInterval: usable == nil ? nil : interval)
     }
 
-    /// `READY=1` with a status line.
-    public func ready(status: String) { send("READY=1\nSTATUS=\(oneLine(status))") }
-    /// A new status line.
+    /// How long `READY=1` and `STOPPING=1` wait for room in the manager's full queue.
+    public static let essentialWait: Duration = .seconds(5)
+
+    /// `READY=1` with a status line. Never dropped: waits for room (``essentialWait``).
+    public func ready(status: String) async { await sendWaitingForRoom("READY=1\nSTATUS=\(oneLine(status))") }
+    /// A new status line; dropped when the manager's queue is full.
     public func status(_ text: String) { send("STATUS=\(oneLine(text))") }
-    /// `WATCHDOG=1`: still alive.
-    public func watchdog() { send("WATCHDOG=1") }
-    /// `STOPPING=1` with a status line.
-    public func stopping(status: String) { send("STOPPING=1\nSTATUS=\(oneLine(status))") }
+    /// `WATCHDOG=1`: still alive; dropped when the manager's queue is full (the next one
+    /// follows at the watchdog's half-interval), and not sent while `READY=1` or
+    /// `STOPPING=1` waits for room.
+    public func watchdog() {
+        guard essentialWaiting.withLock({ $0 }) == 0 else { return }
+        send("WATCHDOG=1")
+    }
+    /// `STOPPING=1` with a status line. Never dropped: waits for room (``essentialWait``).
+    public func stopping(status: String) async { await sendWaitingForRoom("STOPPING=1\nSTATUS=\(oneLine(status))") }
 
     private func oneLine(_ text: String) -> String {
         String(text.map { $0.isNewline ? " " : $0 })
     }
 
-    /// Sends `message` as one datagram, never waiting: a manager whose queue is full (it
-    /// stopped reading) drops it, and the agent is not held in `sendto` (a blocked send
-    /// starved the concurrency pool, and a SIGTERM then never stopped the agent). Failures
-    /// are ignored (the manager may be gone).
-    func send(_ message: String) {
-        guard let socketPath, socketPath.utf8.count <= AgentSocketPath.maximumLength else { return }
+    /// What one datagram's send came to.
+    enum Delivery: Equatable {
+        /// The manager's queue took it.
+        case sent
+        /// The manager's queue is full (it has not read for a while): try again later.
+        case full
+        /// No manager, or the send failed otherwise: trying again would not help.
+        case failed
+    }
+
+    /// Sends `message` until the manager's queue takes it, for at most `bound`, suspending
+    /// (never blocking a thread) between tries. For the messages the manager acts on
+    /// (`READY=1` starts dependent units, `STOPPING=1` tells a stop from a crash), which
+    /// must not be lost to a queue filled by `WATCHDOG=1` while the reader was slow. Gives
+    /// up when the task is cancelled.
+    func sendWaitingForRoom(_ message: String, bound: Duration = essentialWait) async {
+        guard attempt(message) == .full else { return }
+        essentialWaiting.withLock { $0 += 1 }
+        defer { essentialWaiting.withLock { $0 -= 1 } }
+        let clock = ContinuousClock()
+        let deadline = clock.now + bound
+        repeat {
+            try? await Task.sleep(for: .milliseconds(10))
+        } while attempt(message) == .full && clock.now < deadline && !Task.isCancelled
+    }
+
+    /// Sends `message` once; dropped when the manager's queue is full.
+    func send(_ message: String) { _ = attempt(message) }
+
+    /// Sends `message` as one datagram, never waiting in `sendto` (a blocked send starved
+    /// the concurrency pool, and a SIGTERM then never stopped the agent).
+    func attempt(_ message: String) -> Delivery {
+        guard let socketPath, socketPath.utf8.count <= AgentSocketPath.maximumLength else { return .failed }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return }
+        guard descriptor >= 0 else { return .failed }
         defer { close(descriptor) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -73,12 +113,14 @@ public struct SystemdNotifier: Sendable {
         let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
         let length = socklen_t(pathOffset + bytes.count + (bytes.first == 0 ? 0 : 1))
         let payload = Array(message.utf8)
-        _ = withUnsafePointer(to: &address) { pointer in
+        let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 payload.withUnsafeBytes {
                     sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), socketAddress, length)
                 }
             }
         }
+        if sent >= 0 { return .sent }
+        return errno == EAGAIN || errno == EWOULDBLOCK ? .full : .failed
     }
 }
