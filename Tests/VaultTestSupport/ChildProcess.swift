@@ -77,6 +77,11 @@ public final class ChildProcess: @unchecked Sendable {
     /// The program's path, as given.
     public let executable: String
 
+    /// What a crash of one of ``checkedExecutables`` does when the child is collected: by
+    /// default it records an Issue (the test fails); the crash detection's own tests set
+    /// it to collect the report instead, and assert on it.
+    public var crashReported: @Sendable (String) -> Void = { Issue.record(Comment(rawValue: $0)) }
+
     /// The `setsid --wait` wrapper (the program itself, or its parent).
     public let process: SpawnedProcess
     /// The write end of the child's standard input.
@@ -293,7 +298,7 @@ public final class ChildProcess: @unchecked Sendable {
             let name = URL(fileURLWithPath: executable).lastPathComponent
             let arguments = (process.arguments ?? []).dropFirst(2).joined(separator: " ")
             let message = "\(name) crashed: \(crash); status \(result.status); arguments \(arguments); stderr:\n\(String(result.err.suffix(4000)))"
-            Issue.record(Comment(rawValue: message))
+            crashReported(message)
         }
         return result
     }

@@ -3,35 +3,38 @@
 
 import Foundation
 import Testing
+import VaultSync
 import VaultTestSupport
 
 /// A crash of one of vault's programs never passes as an ordinary failure: `ChildProcess`
 /// records an Issue for every child of ours that dies of a fault signal or prints the
 /// runtime's crash report, whatever status the test expected. (Through `setsid --wait`,
 /// a SIGILL is exit status 4, which is also vault's "backend unavailable".) Stand-ins
-/// named `vault` crash on purpose here; the Issues they cause are the known ones.
+/// named `vault` crash on purpose here; the reports they cause are collected and checked
+/// instead of recorded.
 extension SynchronousProcessSuites {
     @Suite struct CrashDetectionTests {
-        /// Runs a shell script installed as `vault` in a temporary directory.
-        func runStandIn(_ script: String) throws -> ProcessResult {
+        /// Runs a shell script installed as `vault` in a temporary directory; returns its
+        /// result and the crash reports it caused (each would fail an ordinary test).
+        func runStandIn(_ script: String) throws -> (result: ProcessResult, reports: [String]) {
             try withTemporaryDirectory("vault-crash") { directory in
                 let path = "\(directory)/vault"
                 try "#!/bin/sh\n\(script)\n".write(toFile: path, atomically: true, encoding: .utf8)
                 try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
-                return try ChildProcess.run(path, ["load", "--server", "s", "--account", "a"], environment: ["PATH": "/usr/bin:/bin"], timeout: 20)
+                let child = try ChildProcess(path, ["load", "--server", "s", "--account", "a"], environment: ["PATH": "/usr/bin:/bin"])
+                let reports = Locked([String]())
+                child.crashReported = { report in reports.withLock { $0.append(report) } }
+                let result = try child.finish(timeout: 20)
+                return (result, reports.withLock { $0 })
             }
         }
 
         @Test func aFaultSignalIsAnIssueEvenWhenTheStatusLooksLikeAnOrdinaryFailure() throws {
             // (Not SIGABRT: the test runner's children may inherit it blocked.)
             for signal in ["ILL", "SEGV", "TRAP", "BUS"] {
-                var result: ProcessResult?
-                try withKnownIssue("the stand-in dies of SIG\(signal)") {
-                    result = try runStandIn("kill -\(signal) $$")
-                } matching: { issue in
-                    issue.comments.contains { $0.rawValue.contains("vault crashed") }
-                }
-                #expect(result?.crash != nil, "SIG\(signal): status \(result?.status ?? -1), \(result?.err ?? "")")
+                let (result, reports) = try runStandIn("kill -\(signal) $$")
+                #expect(result.crash != nil, "SIG\(signal): status \(result.status), \(result.err)")
+                #expect(reports.count == 1 && reports[0].contains("vault crashed: died of SIG\(signal)"), "SIG\(signal): \(reports)")
             }
         }
 
@@ -42,20 +45,16 @@ extension SynchronousProcessSuites {
                 "Stack dump:",
             ]
             for report in reports {
-                var result: ProcessResult?
-                try withKnownIssue("the stand-in prints a crash report") {
-                    let quoted = report.replacingOccurrences(of: "'", with: "'\\''")
-                    result = try runStandIn("printf '%s\\n' '\(quoted)' >&2; exit 4")
-                } matching: { issue in
-                    issue.comments.contains { $0.rawValue.contains("vault crashed") }
-                }
-                #expect(result?.status == 4 && result?.crash != nil)
+                let quoted = report.replacingOccurrences(of: "'", with: "'\\''")
+                let (result, recorded) = try runStandIn("printf '%s\\n' '\(quoted)' >&2; exit 4")
+                #expect(result.status == 4 && result.crash != nil)
+                #expect(recorded.count == 1 && recorded[0].contains("vault crashed: printed a crash report"), "\(report): \(recorded)")
             }
         }
 
         @Test func anOrdinaryFailureAndAKillByTheTestAreNoCrash() throws {
-            let failed = try runStandIn("echo 'vault: etcd did not answer within 10 s' >&2; exit 4")
-            #expect(failed.status == 4 && failed.crash == nil)
+            let (failed, reports) = try runStandIn("echo 'vault: etcd did not answer within 10 s' >&2; exit 4")
+            #expect(failed.status == 4 && failed.crash == nil && reports.isEmpty, "\(reports)")
             let killed = try withTemporaryDirectory("vault-crash") { directory in
                 let path = "\(directory)/vault"
                 try "#!/bin/sh\nexec sleep 30\n".write(toFile: path, atomically: true, encoding: .utf8)
