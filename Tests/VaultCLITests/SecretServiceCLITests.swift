@@ -191,6 +191,34 @@ extension SynchronousProcessSuites {
             }
         }
 
+        /// A keyring's replace is not atomic across clients: twelve saves of one account at
+        /// once left three identical items in GNOME Keyring before vault's writers of one
+        /// item took turns (`ItemWriteLock`). Ten rounds of twelve, each from no item: one
+        /// item each time.
+        @Test func twelveConcurrentSavesOfOneAccountLeaveOneItem() throws {
+            for round in 0..<10 {
+                let running = try (0..<12).map { index in
+                    try ChildProcess.start(
+                        VaultProcess.vaultPath, ["save", "--server", server, "--account", "A"], environment: env,
+                        stdin: Data("\(secret)-\(round)-\(index)".utf8))
+                }
+                for (index, process) in running.enumerated() {
+                    let result = try process.finish(timeout: 60)
+                    #expect(result.status == 0, "round \(round), save \(index): \(result.err)")
+                }
+                let search = try secretTool("search", "--all", "user", "A", "server", server)
+                let items = (search.out + search.err).split(separator: "\n").filter { $0.hasPrefix("[/") }
+                #expect(items.count == 1, "round \(round): \(items.count) items: \(search.out)")
+                let loaded = try vault("load", "--server", server, "--account", "A")
+                #expect(loaded.status == 0 && (0..<12).map { "\(secret)-\(round)-\($0)" }.contains(loaded.out), "round \(round): \(loaded.err)")
+                // The next round starts with no item: the race is between creators.
+                #expect(try vault("remove", "--server", server, "--account", "A").status == 0)
+                let left = try secretTool("search", "--all", "user", "A", "server", server)
+                #expect(!(left.out + left.err).contains("[/"), "round \(round), removed: \(left.out)")
+                if items.count != 1 { break }
+            }
+        }
+
         /// The secret of a load travels in a `plain` session with GNOME Keyring (which lets
         /// every client of the session read every item anyway) and in an encrypted one with
         /// KeePassXC (which may refuse a client): seen on the bus with `dbus-monitor`.

@@ -58,6 +58,8 @@ public final class SecretServiceStore: SecureStore {
 
     /// What to do when the service answers with a prompt (unlock, confirm, approve).
     private let prompts: PromptPolicy
+    /// Where vault's writers of one item take turns (``ItemWriteLock``); nil: no lock.
+    private let itemLockDirectory: String?
 
     /// Connects to the Secret Service on the process's session bus.
     ///
@@ -69,9 +71,15 @@ public final class SecretServiceStore: SecureStore {
     ///   or access confirmation) is shown and waited for, boundedly, or never shown.
     /// - Throws: `VaultError.backendUnavailable` when there is no session bus address, the
     ///   bus does not answer, or nobody owns `org.freedesktop.secrets`.
-    public init(timeout: Duration = .seconds(3), alreadyProbed: Bool = false, prompts: PromptPolicy = .never) throws(VaultError) {
+    /// - Parameter itemLockDirectory: where vault's own writers of one item take turns
+    ///   (``ItemWriteLock``): the user's lock directory by default; nil for none.
+    public init(
+        timeout: Duration = .seconds(3), alreadyProbed: Bool = false, prompts: PromptPolicy = .never,
+        itemLockDirectory: String? = RefreshLock.perUserDirectory()
+    ) throws(VaultError) {
         callTimeoutMilliseconds = SecretServiceProbe.milliseconds(timeout)
         self.prompts = prompts
+        self.itemLockDirectory = itemLockDirectory
         if alreadyProbed { return }
         var environment: [String: String] = [:]
         if let address = SecretServiceProbe.currentProcessBusAddress() {
@@ -89,9 +97,17 @@ public final class SecretServiceStore: SecureStore {
     /// key's other items (duplicates, the older shape). The save has happened once the
     /// secret is stored: an older item whose deletion the keyring does not confirm (a
     /// KeePassXC setting) is left in place, and `load` still returns the new secret. An
-    /// item another client deletes meanwhile makes the save start over (bounded).
+    /// item another client deletes meanwhile makes the save start over (bounded). vault's
+    /// own writers of one item take turns (``ItemWriteLock``), so concurrent saves leave
+    /// one item.
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
+        try ItemWriteLock.holding(key, in: itemLockDirectory) { () throws(VaultError) in
+            try saveLocked(credential, key: key)
+        }
+    }
+
+    private func saveLocked(_ credential: Credential, key: CredentialKey) throws(VaultError) {
         try withCollection { (collection) throws(VaultError) in
             var attempt = 0
             while true {
@@ -173,6 +189,12 @@ public final class SecretServiceStore: SecureStore {
     /// ``VaultError/notApproved(_:)`` and the item stays. See ``SecureStore/remove(_:)``.
     public func remove(_ key: CredentialKey) throws(VaultError) {
         let key = try key.validated()
+        try ItemWriteLock.holding(key, in: itemLockDirectory) { () throws(VaultError) in
+            try removeLocked(key)
+        }
+    }
+
+    private func removeLocked(_ key: CredentialKey) throws(VaultError) {
         try withCollection { (collection) throws(VaultError) in
             // Deleting needs no access to the secret; a deletion may need a confirmation.
             for item in try items(matching: key, in: collection) {

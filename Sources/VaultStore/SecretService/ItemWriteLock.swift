@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+/// Serializes vault's own writers of one Secret Service item across processes: a
+/// ``FileLock`` per key (`item-HASH.lock`, no account name in the path) in the user's lock
+/// directory (``RefreshLock/perUserDirectory(environment:)``).
+///
+/// Why: a keyring's "replace" is not atomic across clients. Twelve `vault save` of one
+/// account at once into GNOME Keyring each searched, found no item, and created one: three
+/// identical items were left, and `secret-tool`, git or Python keyring could read a stale
+/// one until vault's next save merged them. Under the lock each save searches after the
+/// previous one stored, and updates its item.
+///
+/// It only orders vault's processes (another client's `secret-tool store` is not
+/// stopped), so it never decides whether a write happens: where the lock cannot be made
+/// (no writable lock directory, a refused lock file) or is not had within ``wait`` (a
+/// stuck holder), the write goes ahead unlocked, as before.
+enum ItemWriteLock {
+    /// How long a writer waits for another vault writer of the same item.
+    static let wait: Duration = .seconds(10)
+
+    /// The lock file of `key`'s item in `directory`.
+    static func path(for key: CredentialKey, in directory: String) -> String {
+        var hasher = FNV1a()
+        hasher.add(key.server)
+        hasher.add("\u{0}")
+        hasher.add(key.account)
+        hasher.add("\u{0}")
+        hasher.add(String(describing: key.kind))
+        return "\(directory)/item-\(String(hasher.value, radix: 16)).lock"
+    }
+
+    /// Runs `body` holding `key`'s lock in `directory` (nil: no lock), or without it when
+    /// the lock cannot be had (see the type's comment). Blocks the calling thread while it
+    /// waits, as the store's synchronous calls do.
+    static func holding<T>(_ key: CredentialKey, in directory: String?, _ body: () throws(VaultError) -> T) throws(VaultError) -> T {
+        var lock: FileLock?
+        if let directory {
+            let path = path(for: key, in: directory)
+            lock = try? { () throws(VaultError) -> FileLock in
+                try PrivateDirectory.prepare(PrivateDirectory.parent(of: path), what: "the lock directory")
+                return try FileLock(path: path, timeout: wait, what: "the item's write lock")
+            }()
+        }
+        defer { lock?.release() }
+        return try body()
+    }
+}
