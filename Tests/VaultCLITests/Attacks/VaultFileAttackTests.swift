@@ -403,4 +403,104 @@ final class VaultFileAttackTests {
         #expect(result.out.contains("core=0"), "no core dumps: \(result.out)")
         #expect(result.out.contains("pending=b'\\n'"), "the half-typed passphrase was left for the shell: \(result.out)")
     }
+
+    @Test(
+        "Ctrl-Z or kill -TSTP at the passphrase prompt: echo on while stopped, nothing for the shell; fg asks again without echo",
+        arguments: ["bash", "dash"], ["ctrl-z", "kill"])
+    func suspendedPrompt(shell: String, how: String) async throws {
+        #expect(try await save("a", secret).status == 0)
+        var ttyEnv = env()
+        ttyEnv["VAULT_PASSPHRASE"] = nil
+        ttyEnv["PS1"] = "shell-ready> "
+        ttyEnv["TERM"] = "dumb"
+        // The script is the terminal: it types at the pty's master end and reads what the
+        // shell and vault write there. Each wait ends at 20 s, only so a hang ends.
+        let script = #"""
+            import os, pty, select, subprocess, sys, termios, time, fcntl, signal
+            vault, shell, how, passphrase = sys.argv[1:5]
+            half = passphrase[:len(passphrase) // 2]
+            master, slave = pty.openpty()
+            def controlling():
+                os.setsid()
+                fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+            argv = ["bash", "--norc", "--noprofile", "--noediting", "-i"] if shell == "bash" else ["dash", "-i"]
+            sh = subprocess.Popen(argv, executable="/bin/" + shell, stdin=slave, stdout=slave, stderr=slave,
+                                  preexec_fn=controlling, close_fds=True)
+            seen = b""
+            def wait_for(text, count=1):
+                global seen
+                deadline = time.time() + 20
+                while seen.count(text) < count and time.time() < deadline:
+                    if select.select([master], [], [], 0.1)[0]:
+                        try:
+                            seen += os.read(master, 4096)
+                        except OSError:
+                            break
+                return seen.count(text) >= count
+            def echo():
+                return bool(termios.tcgetattr(slave)[3] & termios.ECHO)
+            def state(pid):
+                if pid is None:
+                    return "(no vault)"
+                with open("/proc/%d/stat" % pid) as f:
+                    return f.read().rsplit(")", 1)[1].split()[0]
+            def vault_pid():
+                for name in os.listdir("/proc"):
+                    try:
+                        with open("/proc/%s/stat" % name) as f:
+                            fields = f.read().rsplit(")", 1)[1].split()
+                        if name.isdigit() and int(fields[1]) == sh.pid:
+                            return int(name)
+                    except OSError:
+                        pass
+                return None
+            ready = wait_for(b"shell-ready> ")
+            os.write(master, b"%s load --server s --account a\n" % vault.encode())
+            prompt = wait_for(b"Vault passphrase: ")
+            pid = vault_pid()
+            echo_at_prompt = echo()
+            os.write(master, half.encode())  # no newline: still in the input queue
+            time.sleep(0.5)
+            if how == "ctrl-z":
+                os.write(master, b"\x1a")
+            elif pid is not None:
+                os.kill(pid, signal.SIGTSTP)
+            # The shell has the terminal again: a new prompt, vault stopped, the shell in front.
+            shell_back = wait_for(b"shell-ready> ", 2)
+            stopped = state(pid) == "T"
+            shell_in_front = os.tcgetpgrp(master) == sh.pid
+            echo_stopped = echo()
+            os.write(master, b"fg\n")
+            asked_again = wait_for(b"Vault passphrase: ", 2)
+            echo_after_fg = echo()
+            os.write(master, passphrase.encode() + b"\n")
+            loaded = wait_for(sys.argv[5].encode())
+            os.write(master, b"echo vault-status=$?\n")
+            status = wait_for(b"vault-status=0")
+            os.write(master, b"exit\n")
+            try:
+                sh.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                sh.kill()
+            if pid is not None and os.path.exists("/proc/%d" % pid):
+                os.kill(pid, signal.SIGKILL)
+            print("ready=%s prompt=%s echo_at_prompt=%s" % (ready, prompt, echo_at_prompt))
+            print("shell_back=%s stopped=%s shell_in_front=%s echo_stopped=%s" % (shell_back, stopped, shell_in_front, echo_stopped))
+            print("asked_again=%s echo_after_fg=%s loaded=%s status=%s" % (asked_again, echo_after_fg, loaded, status))
+            print("half_seen=%s passphrase_seen=%s not_found=%s" % (half.encode() in seen, passphrase.encode() in seen, b"not found" in seen))
+            print("transcript=%r" % seen)
+            """#
+        let result = try await ChildProcess.start(
+            "/usr/bin/python3", ["-c", script, VaultProcess.vaultPath, shell, how, passphrase, secret], environment: ttyEnv
+        ).finishAsync(timeout: 150)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("ready=True prompt=True echo_at_prompt=False"), "\(result.out)")
+        #expect(
+            result.out.contains("shell_back=True stopped=True shell_in_front=True echo_stopped=True"),
+            "the shell has the terminal with echo on while vault is stopped: \(result.out)")
+        #expect(result.out.contains("asked_again=True echo_after_fg=False"), "after fg, asked again without echo: \(result.out)")
+        #expect(result.out.contains("loaded=True status=True"), "the whole passphrase typed after fg opened the vault: \(result.out)")
+        #expect(result.out.contains("half_seen=False passphrase_seen=False"), "the passphrase was shown on the terminal: \(result.out)")
+        #expect(result.out.contains("not_found=False"), "the shell ran the half-typed passphrase: \(result.out)")
+    }
 }
