@@ -1,0 +1,100 @@
+# Scripts/lib/passes.bash: the test passes, by name, in one place for Scripts/test (which
+# runs them all, in this order) and Scripts/flake-hunt (which reruns one), so that a flake
+# hunt runs a pass exactly as the tests do (sourced, not run). Needs `swift_test` (`swift
+# test --skip-build`, and a sanitized run's options) and `vault_bin` (the folder of the
+# vault that the provider pass serves) set before test_pass_command.
+#
+#   test_pass_names              the passes, in the order Scripts/test runs them
+#   test_pass_command NAME       sets test_pass_cmd to pass NAME's command line (its
+#                                environment, its wrappers, swift test and its arguments);
+#                                returns 1 when there is no such pass
+#   test_filter_command ARGS...  sets test_pass_cmd to a run of one's own: swift test ARGS
+#                                next to the GNOME Keyring and the etcd cluster
+#
+# Separate test processes: the end-to-end CLI tests start many child processes, and the
+# library and server tests run in-process servers with deadlines of their own; in one
+# process the first would eat the second's timing margins. (No test blocks the Swift
+# concurrency pool any more, docs/testing.md; each pass checks it, test_pool_watched.)
+# The fleet backend's tests run next to a three-member etcd cluster (Scripts/with-etcd),
+# each group on its own: the end-to-end ones (private clusters for the tests that kill
+# members, dozens of vault processes) would eat the other CLI tests' timing margins.
+# The everyday-use suites (issue 24: typos, help, status, hints, docs examples) start many
+# short processes at once; in their own pass they leave the timing margins of the sign-in
+# suites (tokens of 2 to 3 s, sixteen processes at expiry) as they were.
+# The sign-in suites whose tokens live 2 to 3 s (refreshes at expiry, sixteen processes at
+# once) run in a pass of their own too: beside 170 other tests on two cores, a token could
+# expire between its refresh and its use. So does the agent's end-to-end suite (an idle
+# window of 12 s that a debug agent beside 170 other tests once overran).
+# The Secret Service suites run once more against KeePassXC (Scripts/with-keepassxc), one
+# instance each. KeePassXC 2.7.4 crashes (SIGSEGV) under concurrent clients and after
+# many items created in a row (dozens with secret-tool), so the concurrency tests are
+# GNOME-only and the neighbour attacks run in KeePassXCTests, one instance per test. Its
+# passes run one test at a time (--no-parallel): the library's suites run off the Swift
+# pool, so they would otherwise be KeePassXC's concurrent clients. KeePassXC sometimes
+# dies mid-run (a D-Bus call then waits for ever), so each of its passes is bounded.
+
+# test_parallel_width [SANITIZER]: at most this many tests run at once in a test process
+# (Swift Testing reads SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH; VAULT_TEST_WIDTH
+# overrides it). No test body runs on the concurrency pool (docs/testing.md), so nothing
+# else limits them: all at once, the CLI pass started some fifty tests and their `vault`
+# processes together, at a load of 24 on two cores, and a keyring's first answer took
+# more than 5 s. Sanitized code runs 3 to 15 times slower: fewer at once.
+test_parallel_width() {
+    local width=6
+    [[ -z "${1:-}" ]] || width=3
+    export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${VAULT_TEST_WIDTH:-$width}"
+}
+
+test_pass_names=(cli signin everyday etcd-cli etcd library provider keepassxc-store keepassxc-cli)
+
+test_pass_everyday='CommandShapeTests|StatusCLITests|NotFoundHintTests|RequestOutputCLITests|NetworkErrorCLITests|PassphraseHelpCLITests'
+test_pass_everyday+='|DocsExamplesTests|ChildSignalTests|PackagingTests|EverydayAttackTests'
+test_pass_signin='AuthCLITests|SignInCLITests|ExecCLITests|HTTPAttackTests|PrivateDirectoryRuleTests|LogoutReportTests|AgentEndToEndTests'
+
+test_pass_command() {
+    # shellcheck disable=SC2154 # swift_test and vault_bin are the caller's
+    case "$1" in
+        cli) test_pass_cmd=(Scripts/with-keyring "${swift_test[@]}" --filter 'VaultCLITests' --skip 'EtcdCLITests'
+            --skip "$test_pass_everyday" --skip "$test_pass_signin") ;;
+        signin) test_pass_cmd=(Scripts/with-keyring "${swift_test[@]}" --filter "$test_pass_signin" --skip 'EtcdCLITests') ;;
+        everyday) test_pass_cmd=(Scripts/with-keyring "${swift_test[@]}" --filter "$test_pass_everyday" --skip 'EtcdCLITests') ;;
+        etcd-cli) test_pass_cmd=(Scripts/with-keyring Scripts/with-etcd "${swift_test[@]}" --filter 'EtcdCLITests') ;;
+        etcd) test_pass_cmd=(Scripts/with-keyring Scripts/with-etcd "${swift_test[@]}" --filter 'VaultEtcdTests') ;;
+        library) test_pass_cmd=(Scripts/with-keyring "${swift_test[@]}" --skip 'VaultCLITests' --skip 'VaultEtcdTests') ;;
+        # libsecret: a process of its own
+        provider) test_pass_cmd=(env VAULT_BIN="$vault_bin/vault" Scripts/with-vault-secret-service "${swift_test[@]}"
+            --filter 'SecretServiceProviderContractTests') ;;
+        keepassxc-store) test_pass_cmd=(timeout --kill-after=10 300 Scripts/with-keepassxc "${swift_test[@]}" --no-parallel
+            --filter 'SecretServiceStoreTests') ;;
+        keepassxc-cli) test_pass_cmd=(timeout --kill-after=10 300 Scripts/with-keepassxc "${swift_test[@]}" --no-parallel
+            --filter 'SecretServiceCLITests') ;;
+        *) return 1 ;;
+    esac
+}
+
+test_filter_command() {
+    test_pass_cmd=(Scripts/with-keyring Scripts/with-etcd "${swift_test[@]}" "$@")
+}
+
+# test_pool_watched NAME COMMAND...: runs COMMAND with VAULT_TEST_POOL_WATCH set to a new
+# directory, .build/pool-watch/NAME, where each test process writes the stalls of its
+# Swift concurrency pool (Tests/VaultTestSupport/PoolWatch.swift: no job ran for more than
+# 2 s). Returns COMMAND's status, or 1 when it passed but a process reported a stall:
+# a test blocked the pool, and the servers of the others stood still meanwhile.
+test_pool_watched() {
+    local name=$1 status=0 stalls
+    shift
+    local directory="$PWD/.build/pool-watch/$name"
+    rm -rf "$directory"
+    mkdir -p "$directory"
+    VAULT_TEST_POOL_WATCH="$directory" "$@" || status=$?
+    stalls=$(cat "$directory"/pool-stalls-* 2>/dev/null || true)
+    if [[ -n "$stalls" ]]; then
+        echo "test: the pass $name stalled the concurrency pool (no job ran for over 2 s):" >&2
+        echo "$stalls" >&2
+        [[ $status -ne 0 ]] || status=1
+    else
+        echo "test: pool watch: the pass $name never stalled the concurrency pool" >&2
+    fi
+    return "$status"
+}
