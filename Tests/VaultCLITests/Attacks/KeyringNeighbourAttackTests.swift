@@ -13,7 +13,10 @@ extension SynchronousProcessSuites {
     /// survive byte for byte. Real `vault` processes, the real GNOME Keyring of
     /// `Scripts/with-keyring`, real `secret-tool`, real git. Every command's exit status and
     /// output are checked, and no secret may appear on stderr.
-    @Suite(.needsKeyring)
+    // One test at a time, as before the suites left the pool: several of them drive the
+    // keyring hard (a dozen writers at once), and GNOME Keyring then answered the others'
+    // first calls past vault's bound.
+    @Suite(.serialized, .needsKeyring)
     final class KeyringNeighbourAttackTests {
         let dir: String
         let keyring: KeyringInspector
