@@ -200,7 +200,8 @@ struct KeepAliveTests {
                     while ContinuousClock.now - started < .seconds(5) {
                         let asked = ContinuousClock.now
                         let answer = await agent.answer(.token(store: agentStoreKey, server: running.url, account: agentUser, rejected: nil))
-                        #expect(ContinuousClock.now - asked < .milliseconds(1500))
+                        // Not held by the 8-s hang of the refresh under way (a hang guard).
+                        #expect(ContinuousClock.now - asked < Sanitizer.scaled(.seconds(4)))
                         if let fields = doneFields(answer) { tokens.insert(fields[0]) }
                         try await Task.sleep(for: .milliseconds(50))
                     }

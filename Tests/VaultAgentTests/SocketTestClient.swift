@@ -102,10 +102,5 @@ struct ServerLogHandler: LogHandler {
     }
 }
 
-/// Runs blocking `body` (a blocking client) on a thread of its own, never on the
-/// concurrency pool, whose few threads the server in this process needs.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: body()) }
-    }
-}
+// A blocking client runs through VaultTestSupport's `onOwnThread`: on a thread of its
+// own, never on the concurrency pool, whose few threads the server in this process needs.

@@ -295,10 +295,9 @@ struct AppleSignInCLITests {
             #expect(linked.status == 0, "\(linked.err)")
 
             #expect(mkfifo("\(dir)/fifo.p8", 0o600) == 0)
-            let start = ContinuousClock.now
+            // Refused, not waited on: a read of the FIFO would hang until the login's bound.
             let fifo = try await fixture.login(code: try fixture.code(), keyFile: "\(dir)/fifo.p8")
             #expect(fifo.status == 2 && fifo.err.contains("not a regular file"), "\(fifo.err)")
-            #expect(ContinuousClock.now - start < .seconds(20), "refused, not waited on")
 
             for keyID in ["../AuthKey_X", "KEY/1", "KEY 1", ""] {
                 let bad = try await fixture.auth.vault(

@@ -72,11 +72,10 @@ struct DeviceSignInCLITests {
         arguments: [false, true])
     func expired(serverKeepsPending: Bool) async throws {
         try await withSignInFixture(deviceInterval: 1, deviceLifetime: 3, pendingAfterExpiry: serverKeepsPending) { fixture in
-            let started = Date()
-            let result = try await startDeviceLogin(fixture).finishAsync(timeout: 30)
+            // vault stops by itself: the test's bound (which records an issue) only ends a hang.
+            let result = try await startDeviceLogin(fixture).finishAsync(timeout: 60)
             #expect(result.status == 3, "\(result.out)")
             #expect(result.out.contains("expired"), "\(result.out)")
-            #expect(Date().timeIntervalSince(started) < 20, "vault stopped by itself, not by the test's bound")
             #expect(try fixture.storedTokens() == nil)
         }
     }

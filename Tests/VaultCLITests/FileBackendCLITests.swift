@@ -225,9 +225,8 @@ extension SynchronousProcessSuites {
         @Test func noPassphraseAndNoTerminalFailsAtOnce() throws {
             var bare = env
             bare["VAULT_PASSPHRASE_FILE"] = nil
-            let started = Date()
+            // A wait for a passphrase that cannot come would be a hang: vault()'s bound ends it.
             let result = try vault("save", "--server", "s", "--account", "a", stdin: secret, env: bare)
-            #expect(Date().timeIntervalSince(started) < 10, "bounded, never a hang")
             #expect(result.status == 2)
             #expect(result.err.contains("no passphrase"))
             expectNoLeak(result)

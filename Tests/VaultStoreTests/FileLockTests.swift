@@ -16,7 +16,7 @@ import VaultTestSupport
             let start = ContinuousClock.now
             let busy = #expect(throws: VaultError.self) { _ = try FileLock(path: path, timeout: .milliseconds(200)) }
             #expect(Self.isLockTimeout(busy, naming: path), "\(String(describing: busy))")
-            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(ContinuousClock.now - start < Sanitizer.scaled(.seconds(5)))
             first.release()
             first.release()  // harmless
             let second = try await FileLock.acquire(path: path, timeout: .seconds(1))
@@ -35,7 +35,7 @@ import VaultTestSupport
             try await Task.sleep(for: .milliseconds(100))
             waiter.cancel()
             let result = await waiter.result
-            #expect(ContinuousClock.now - start < .seconds(60), "the wait outlived its cancellation")
+            #expect(ContinuousClock.now - start < Sanitizer.scaled(.seconds(60)), "the wait outlived its cancellation")
             guard case .failure(let error) = result, case .lockTimeout(let why)? = error as? VaultError else {
                 Issue.record("not a lock timeout: \(result)")
                 return
