@@ -120,6 +120,7 @@ package enum TerminalRestore {
     }()
     nonisolated(unsafe) private static var previous: [Int32: sighandler_t?] = [:]
     nonisolated(unsafe) private static var previousStop: [Int32: sigaction] = [:]
+    nonisolated(unsafe) private static var previousContinue = sigaction()
     /// The prompt's thread: only there does a handler interrupt the read.
     nonisolated(unsafe) private static var reader = pthread_t()
     /// The prompt thread's signal mask before ``arm(fd:saved:)`` unblocked the stop signals.
@@ -136,6 +137,7 @@ package enum TerminalRestore {
         reader = pthread_self()
         continued = 0
         var stops = stopSet()
+        sigaddset(&stops, SIGCONT)
         _ = pthread_sigmask(SIG_UNBLOCK, &stops, &readerMask)
         for number in signals {
             let old = signal(number, handler)
@@ -145,6 +147,14 @@ package enum TerminalRestore {
                 previous[number] = old
             }
         }
+        // SIGCONT after a stop vault did not see (SIGSTOP cannot be caught): bash restored
+        // its own terminal modes, so echo was on for the rest of the prompt (attack review
+        // 39). Once continued, the read loop turns echo off again and asks again.
+        var continueAction = sigaction()
+        continueAction.__sigaction_handler.sa_handler = continueHandler
+        continueAction.sa_flags = 0
+        sigemptyset(&continueAction.sa_mask)
+        sigaction(SIGCONT, &continueAction, &previousContinue)
         for number in stopSignals {
             var old = sigaction()
             guard sigaction(number, nil, &old) == 0,
@@ -162,6 +172,7 @@ package enum TerminalRestore {
             var action = old
             sigaction(number, &action, nil)
         }
+        sigaction(SIGCONT, &previousContinue, nil)
         previous = [:]
         previousStop = [:]
         _ = pthread_sigmask(SIG_SETMASK, &readerMask, nil)
@@ -181,6 +192,16 @@ package enum TerminalRestore {
         restoreTerminal()
         signal(number, SIG_DFL)
         raise(number)
+    }
+
+    /// The process was continued (after any stop, SIGSTOP included): on the prompt's thread
+    /// the read returns EINTR and the loop turns echo off and asks again.
+    private static let continueHandler: @convention(c) (Int32) -> Void = { number in
+        if pthread_equal(pthread_self(), TerminalRestore.reader) == 0 {
+            _ = pthread_kill(TerminalRestore.reader, number)
+            return
+        }
+        TerminalRestore.continued = 1
     }
 
     /// Restores the terminal, stops the process (the default action), and once it is

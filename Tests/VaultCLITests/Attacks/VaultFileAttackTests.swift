@@ -405,8 +405,8 @@ final class VaultFileAttackTests {
     }
 
     @Test(
-        "Ctrl-Z or kill -TSTP at the passphrase prompt: echo on while stopped, nothing for the shell; fg asks again without echo",
-        arguments: ["bash", "dash"], ["ctrl-z", "kill"])
+        "Ctrl-Z, kill -TSTP or kill -STOP at the passphrase prompt: echo on while stopped, nothing for the shell; fg asks again without echo",
+        arguments: ["bash", "dash"], ["ctrl-z", "kill", "sigstop"])
     func suspendedPrompt(shell: String, how: String) async throws {
         #expect(try await save("a", secret).status == 0)
         var ttyEnv = env()
@@ -459,12 +459,13 @@ final class VaultFileAttackTests {
             prompt = wait_for(b"Vault passphrase: ")
             pid = vault_pid()
             echo_at_prompt = echo()
-            os.write(master, half.encode())  # no newline: still in the input queue
+            if how != "sigstop":  # SIGSTOP cannot be caught: what is typed before it is the shell's
+                os.write(master, half.encode())  # no newline: still in the input queue
             time.sleep(0.5)
             if how == "ctrl-z":
                 os.write(master, b"\x1a")
             elif pid is not None:
-                os.kill(pid, signal.SIGTSTP)
+                os.kill(pid, signal.SIGSTOP if how == "sigstop" else signal.SIGTSTP)
             # The shell has the terminal again: a new prompt, vault stopped, the shell in front.
             shell_back = wait_for(b"shell-ready> ", 2)
             stopped = state(pid) == "T"
@@ -495,9 +496,11 @@ final class VaultFileAttackTests {
         ).finishAsync(timeout: 150)
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("ready=True prompt=True echo_at_prompt=False"), "\(result.out)")
-        #expect(
-            result.out.contains("shell_back=True stopped=True shell_in_front=True echo_stopped=True"),
-            "the shell has the terminal with echo on while vault is stopped: \(result.out)")
+        // After SIGSTOP (uncaught) echo is whatever the shell makes it; the rest holds.
+        let back =
+            how == "sigstop"
+            ? "shell_back=True stopped=True shell_in_front=True" : "shell_back=True stopped=True shell_in_front=True echo_stopped=True"
+        #expect(result.out.contains(back), "the shell has the terminal with echo on while vault is stopped: \(result.out)")
         #expect(result.out.contains("asked_again=True echo_after_fg=False"), "after fg, asked again without echo: \(result.out)")
         #expect(result.out.contains("loaded=True status=True"), "the whole passphrase typed after fg opened the vault: \(result.out)")
         #expect(result.out.contains("half_seen=False passphrase_seen=False"), "the passphrase was shown on the terminal: \(result.out)")
