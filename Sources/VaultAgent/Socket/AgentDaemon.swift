@@ -110,8 +110,11 @@ public enum AgentDaemon {
             logger.warning("stopping with \(server.openConnections) connection(s) still open after \(serverStopBound)")
         }
         watchdog.cancel()
-        await stopping.value
+        // The socket goes before STOPPING=1's wait for room ends: a new agent may already
+        // serve at that path once this one stopped listening, and a late unlink removed its
+        // socket (attack review 39).
         if let ownSocket { unlink(ownSocket) }
+        await stopping.value
         logger.info("stopped")
         return stop != nil
     }

@@ -39,11 +39,16 @@ public struct SystemdNotifier: Sendable {
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) }
         var interval: Duration?
         if let microseconds, microseconds > 0, watchdogPID == nil || watchdogPID.flatMap({ Int32($0) }) == getpid() {
-            interval = .microseconds(Int64(clamping: microseconds / 2))
+            // Half the watchdog's period, but never under 50 ms: WATCHDOG_USEC=1 made the
+            // pings a busy loop that filled the manager's queue (attack review 39).
+            interval = max(.microseconds(Int64(clamping: microseconds / 2)), minimumWatchdogInterval)
         }
         let usable = socket.flatMap { $0.hasPrefix("/") || $0.hasPrefix("@") ? $0 : nil }
         return SystemdNotifier(socketPath: usable, watchdogInterval: usable == nil ? nil : interval)
     }
+
+    /// The shortest interval between two `WATCHDOG=1`, whatever `WATCHDOG_USEC` says.
+    public static let minimumWatchdogInterval: Duration = .milliseconds(50)
 
     /// How long `READY=1` and `STOPPING=1` wait for room in the manager's full queue.
     public static let essentialWait: Duration = .seconds(5)
