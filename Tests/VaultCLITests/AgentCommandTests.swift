@@ -186,9 +186,8 @@ import VaultTestSupport
             defer { listener.close() }
             var environment = place.environment
             environment["NOTIFY_SOCKET"] = listener.path
-            // WATCHDOG=1 every second: the socket queues 10 datagrams, and the agent drops
-            // a message rather than wait on a full queue (systemd reads at once), so with a
-            // faster watchdog a reader starved for 2 s on a loaded machine lost STOPPING=1.
+            // WATCHDOG=1 every second. (A full queue of the manager's is the next test's:
+            // there WATCHDOG=1 and STATUS= are dropped, READY=1 and STOPPING=1 wait.)
             environment["WATCHDOG_USEC"] = "2000000"
             let agent = try await Self.startAgent(place, environment: environment)
             defer { agent.kill() }
