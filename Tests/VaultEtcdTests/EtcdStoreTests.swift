@@ -276,7 +276,8 @@ struct EtcdStoreTests {
             for machine in 0..<4 {
                 let store = try store(shared)
                 group.addTask {
-                    try await Task.detached { try store.save(Credential(server: "s", account: "m\(machine)", secret: Secret("\(machine)"))) }.value
+                    // A synchronous save waits on etcd: on a thread of its own, not on the pool.
+                    try await onOwnThread { try store.save(Credential(server: "s", account: "m\(machine)", secret: Secret("\(machine)"))) }
                 }
             }
             try await group.waitForAll()
