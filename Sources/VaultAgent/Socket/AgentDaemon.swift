@@ -21,10 +21,10 @@ public enum AgentDaemon {
     /// open at its own drain bound, 5 s by default) before the agent stops regardless.
     static let serverStopBound: Duration = .seconds(20)
 
-    /// Runs `agent` behind `server` until SIGTERM or SIGINT; then stops accepting, stops the
-    /// agent (no refresh token is spent after the signal), lets answers under way finish
-    /// (bounded), removes `ownSocket` (the socket
-    /// file this process bound, never an activated one) and returns: the process exits 0.
+    /// Runs `agent` behind `server` until SIGTERM or SIGINT; then stops accepting and removes
+    /// `ownSocket` (the socket file this process bound, never an activated one, and only
+    /// while it is still that file), stops the agent (no refresh token is spent after the
+    /// signal), lets answers under way finish (bounded) and returns: the process exits 0.
     /// `READY=1` is sent once the agent has started; `WATCHDOG=1` at the notifier's interval.
     /// `afterStart` runs once the agent has started, before `READY=1` (another service the
     /// process offers: the Secret Service); when it returns false (it has said why) the
@@ -37,6 +37,8 @@ public enum AgentDaemon {
     ) async -> Bool {
         let startFailed = StartFailure()
         let signals = StopSignals()
+        // The socket file this process bound, by inode: only that one is ever removed.
+        let bound = ownSocket.flatMap(BoundSocketFile.init(path:))
         let serving = Task { await server.run() }
         let watchdog = Task {
             guard let interval = notifier.watchdogInterval else { return }
@@ -98,6 +100,11 @@ public enum AgentDaemon {
         let stopping = Task { await notifier.stopping(status: "stopping") }
         // No new connection; the server drains those open (bounded) and then ends.
         server.stop()
+        // The socket file goes with the listener, and only if it is still the one this
+        // process bound: a new agent may serve at that path as soon as this one stopped
+        // listening, and an unlink by path after the drain removed its socket (attack
+        // review 39).
+        bound?.remove()
         starting.cancel()
         // The agent stops first, while the server drains: from the signal on no refresh
         // token is spent (a refresh already sent is stored before `stop` returns), and a
@@ -110,13 +117,43 @@ public enum AgentDaemon {
             logger.warning("stopping with \(server.openConnections) connection(s) still open after \(serverStopBound)")
         }
         watchdog.cancel()
-        // The socket goes before STOPPING=1's wait for room ends: a new agent may already
-        // serve at that path once this one stopped listening, and a late unlink removed its
-        // socket (attack review 39).
-        if let ownSocket { unlink(ownSocket) }
         await stopping.value
         logger.info("stopped")
         return stop != nil
+    }
+}
+
+/// The socket file a process bound, known by device, inode and change time, so that it
+/// removes that file and never another agent's socket bound at the same path since. The
+/// inode number alone is no name: a socket bound right after the old one was unlinked
+/// often gets the same number (seen in BoundSocketFileTests); its change time, to the
+/// nanosecond, differs.
+struct BoundSocketFile: Sendable, Equatable {
+    let path: String
+    private let device: UInt64
+    private let inode: UInt64
+    private let changed: timespec
+
+    /// The socket at `path` now; nil when there is none.
+    init?(path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        self.path = path
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        changed = status.st_ctim
+    }
+
+    /// Unlinks `path` when it is still this socket; true when it did.
+    @discardableResult
+    func remove() -> Bool {
+        guard BoundSocketFile(path: path) == self else { return false }
+        return unlink(path) == 0
+    }
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.path == b.path && a.device == b.device && a.inode == b.inode && a.changed.tv_sec == b.changed.tv_sec
+            && a.changed.tv_nsec == b.changed.tv_nsec
     }
 }
 

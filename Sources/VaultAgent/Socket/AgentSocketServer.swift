@@ -203,7 +203,9 @@ public final class AgentSocketServer: Sendable {
         drainTimer?.cancel()
     }
 
-    /// Stops accepting connections; ``run()`` returns once those open are done.
+    /// Stops accepting connections; ``run()`` returns once those open are done. (SwiftNIO
+    /// unlinks a socket it bound at a path when it closes it, right after closing the
+    /// listener; the daemon's own removal checks that the file is still its socket.)
     public func stop() {
         server.channel.close(promise: nil)
     }
