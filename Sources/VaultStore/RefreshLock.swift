@@ -62,12 +62,25 @@ public enum RefreshLock {
     /// when the account has none), so a desktop shell, a cron job and a systemd service of
     /// one user share it. (A program that wants another directory says so with
     /// ``Placement/directory(_:)``: the `vault` command's `VAULT_LOCK_DIR`.)
+    ///
+    /// With neither (no writable home of the account, no absolute `HOME`, or a `HOME` of
+    /// `/tmp`) it is `/tmp/vault-locks-UID`: one directory right under the sticky `/tmp`,
+    /// which another user can neither rename nor swap for a link, and which the lock
+    /// refuses when another user made it first. Not `/tmp/.cache/vault/locks`: another
+    /// user who made `/tmp/.cache/vault` first could swap `locks` for a link.
     public static func perUserDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        var home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var accountHome: String?
         if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
             let fromAccount = String(cString: directory)
-            if fromAccount.hasPrefix("/"), fromAccount != "/", access(fromAccount, W_OK) == 0 { home = fromAccount }
+            if fromAccount.hasPrefix("/"), access(fromAccount, W_OK) == 0 { accountHome = fromAccount }
         }
+        return perUserDirectory(accountHome: accountHome, environment: environment, uid: getuid())
+    }
+
+    /// ``perUserDirectory(environment:)`` given the account's home when it is writable.
+    static func perUserDirectory(accountHome: String?, environment: [String: String], uid: uid_t) -> String {
+        let usable = { (home: String?) in home.flatMap { $0.hasPrefix("/") && !["/", "/tmp", "/tmp/"].contains($0) ? $0 : nil } }
+        guard let home = usable(accountHome) ?? usable(environment["HOME"]) else { return "/tmp/vault-locks-\(uid)" }
         return home + "/.cache/vault/locks"
     }
 

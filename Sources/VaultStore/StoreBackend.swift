@@ -50,6 +50,13 @@ public struct BackendContext: Sendable {
     public var keyCache: KeyCachePolicy?
     /// What to do with a keyring's prompts.
     public var prompts: PromptPolicy
+    /// The user's lock directory when the program names one (the `vault` command's
+    /// `VAULT_LOCK_DIR`): where a keyring's item write locks go; nil for
+    /// ``RefreshLock/perUserDirectory(environment:)``.
+    public var lockDirectory: String?
+    /// Where a backend tells the person what they should know and cannot be an error (a
+    /// write that went ahead without its lock); nil: nowhere.
+    public var notice: (@Sendable (String) -> Void)?
     /// The configuration of backends from other modules, by kind (the etcd backend's
     /// `EtcdConfiguration`); each backend documents the type it reads.
     public var configurations: [BackendKind: any Sendable]
@@ -93,7 +100,9 @@ public enum SecretServiceBackend: StoreBackend {
     /// See ``StoreBackend/open(_:viability:)``.
     public static func open(_ context: BackendContext, viability: Viability?) throws(VaultError) -> any SecureStore {
         // Fails fast (backendUnavailable) without a session bus or a Secret Service on it.
-        try SecretServiceStore(alreadyProbed: viability?.usable == true, prompts: context.prompts)
+        try SecretServiceStore(
+            alreadyProbed: viability?.usable == true, prompts: context.prompts,
+            itemLockDirectory: context.lockDirectory ?? RefreshLock.perUserDirectory(), notice: context.notice)
     }
 }
 

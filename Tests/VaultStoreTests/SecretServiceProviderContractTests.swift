@@ -21,7 +21,7 @@ import VaultTesting
 struct SecretServiceProviderContractTests {
     @Test(arguments: StoreContract.Rule.allCases)
     func keepsTheContract(rule: StoreContract.Rule) throws {
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         #expect(store.backendName == "secret-service")
         try rule.verify(store, namespace: KeyringTestEnvironment.uniqueNamespace("provider-contract"))
     }

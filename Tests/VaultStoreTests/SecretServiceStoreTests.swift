@@ -29,14 +29,14 @@ struct SecretServiceStoreTests {
     @Test(arguments: StoreContract.Rule.allCases)
     func keepsTheContract(rule: StoreContract.Rule) throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         #expect(store.backendName == "secret-service")
         try rule.verify(store, namespace: KeyringTestEnvironment.uniqueNamespace("ss-contract"))
     }
 
     @Test func urlServersAreStoredInTheNetworkPasswordShapeAndListedByTheGivenString() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let host = "\(KeyringTestEnvironment.uniqueNamespace("url")).example.com"
         let server = "https://\(host):8443/path"
         let key = CredentialKey(server: server, account: "carol")
@@ -68,7 +68,7 @@ struct SecretServiceStoreTests {
 
     @Test func bareHostsGetUserAndServerOnly() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let host = "\(KeyringTestEnvironment.uniqueNamespace("bare")).example.com"
         let key = CredentialKey(server: host, account: "carol")
         try store.save(Credential(key: key, secret: Secret("bare-secret")))
@@ -81,7 +81,7 @@ struct SecretServiceStoreTests {
 
     @Test func legacyItemsAreReadListedAndRewrittenOnSave() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let host = "\(KeyringTestEnvironment.uniqueNamespace("legacy")).example.com"
         let server = "https://\(host):8443/path"
         let key = CredentialKey(server: server, account: "dora")
@@ -113,7 +113,7 @@ struct SecretServiceStoreTests {
 
     @Test func findsAndReplacesWhatSecretToolStored() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("st")).example.org"
         let stored = try runTool(
             "/usr/bin/secret-tool", ["store", "--label=from secret-tool", "user", "dave", "server", server],
@@ -136,7 +136,7 @@ struct SecretServiceStoreTests {
 
     @Test func itemsWithoutUserAndServerAreNotOurs() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("foreign")).example.org"
         // A token-like item with other attribute names, and one with a server but no user.
         #expect(
@@ -154,7 +154,7 @@ struct SecretServiceStoreTests {
 
     @Test func binaryAndEmptySecretsRoundTrip() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("bin")).example.org"
         let binary = Secret(bytes: [0, 1, 2, 0xFF, 0xFE, 0x80, 0x0A, 0])
         try store.save(Credential(server: server, account: "bin", secret: binary))
@@ -170,7 +170,7 @@ struct SecretServiceStoreTests {
     @Test(.disabled(if: KeyringTestEnvironment.isKeePassXC, "KeePassXC 2.7.4 crashes (SIGSEGV) under concurrent clients; covered on GNOME Keyring"))
     func concurrentSavesFromManyThreadsAllLand() async throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("threads")).example.org"
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             do {
@@ -286,7 +286,7 @@ struct MuteSocket {
 extension SecretServiceStoreTests {
     @Test func otherKindsNeverMatchAPasswordLookup() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("kinds")).example.org"
         let password = CredentialKey(server: server, account: "erin")
         let tokens = CredentialKey(server: server, account: "erin", kind: .tokens)
@@ -325,7 +325,7 @@ extension SecretServiceStoreTests {
     /// saves (updating and creating), loads, lists and removes; then closes the connection
     /// the store moved to, and loads again. Throws at the first surprise.
     static func operationsAcrossClosedConnections() throws {
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("bus")).example.org"
         let key = CredentialKey(server: server, account: "frank")
         let tokens = CredentialKey(server: server, account: "frank", kind: .tokens)
@@ -392,7 +392,7 @@ extension SecretServiceStoreTests {
 
     @Test func twoTokenItemsOfOneKeyAreReadAlikeAndSaveLeavesOne() throws {
         try KeyringTestEnvironment.require()
-        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound)
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("twins")).example.org"
         let key = CredentialKey(server: server, account: "hank", kind: .tokens)
         let vaults = ["vault-kind": "tokens", "vault-server": server, "vault-account": "hank"]

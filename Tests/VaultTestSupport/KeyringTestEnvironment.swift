@@ -46,6 +46,13 @@ public enum KeyringTestEnvironment {
     /// debug-built provider above all, can take longer than that to answer.
     public static let callBound: Duration = .seconds(25)
 
+    /// Where a test's keyring store takes its item locks: the wrapper's `VAULT_LOCK_DIR`
+    /// (a temporary directory), as the `vault` command would; never the account's real
+    /// `~/.cache/vault/locks` when a wrapper gave one.
+    public static var lockDirectory: String {
+        ProcessInfo.processInfo.environment["VAULT_LOCK_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? RefreshLock.perUserDirectory()
+    }
+
     /// True inside `Scripts/with-keepassxc` (KeePassXC, not GNOME Keyring).
     public static var isKeePassXC: Bool { ProcessInfo.processInfo.environment["VAULT_WITH_KEEPASSXC"] == "1" }
 

@@ -3,7 +3,8 @@
 
 /// Serializes vault's own writers of one Secret Service item across processes: a
 /// ``FileLock`` per key (`item-HASH.lock`, no account name in the path) in the user's lock
-/// directory (``RefreshLock/perUserDirectory(environment:)``).
+/// directory (``RefreshLock/perUserDirectory(environment:)``, or the one the program
+/// names: the `vault` command's `VAULT_LOCK_DIR`).
 ///
 /// Why: a keyring's "replace" is not atomic across clients. Twelve `vault save` of one
 /// account at once into GNOME Keyring each searched, found no item, and created one: three
@@ -31,16 +32,27 @@ enum ItemWriteLock {
     }
 
     /// Runs `body` holding `key`'s lock in `directory` (nil: no lock), or without it when
-    /// the lock cannot be had (see the type's comment). Blocks the calling thread while it
-    /// waits, as the store's synchronous calls do.
-    static func holding<T>(_ key: CredentialKey, in directory: String?, _ body: () throws(VaultError) -> T) throws(VaultError) -> T {
+    /// the lock cannot be had (see the type's comment). When another vault process held it
+    /// for the whole ``wait``, `notice` says that the write goes ahead without it (a
+    /// duplicate item may be left, which the next save merges). Blocks the calling thread
+    /// while it waits, as the store's synchronous calls do.
+    static func holding<T>(
+        _ key: CredentialKey, in directory: String?, notice: (@Sendable (String) -> Void)?, waitingAtMost wait: Duration = wait,
+        _ body: () throws(VaultError) -> T
+    ) throws(VaultError) -> T {
         var lock: FileLock?
         if let directory {
             let path = path(for: key, in: directory)
-            lock = try? { () throws(VaultError) -> FileLock in
+            do throws(VaultError) {
                 try PrivateDirectory.prepare(PrivateDirectory.parent(of: path), what: "the lock directory")
-                return try FileLock(path: path, timeout: wait, what: "the item's write lock")
-            }()
+                lock = try FileLock(path: path, timeout: wait, what: "the item's write lock")
+            } catch {
+                if case .lockTimeout = error {
+                    notice?(
+                        "another vault process held the keyring item's write lock \(path) for \(wait): writing without it "
+                            + "(a duplicate item may be left until the next save)")
+                }
+            }
         }
         defer { lock?.release() }
         return try body()

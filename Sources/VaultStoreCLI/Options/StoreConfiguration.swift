@@ -85,7 +85,8 @@ package struct StoreConfiguration: Sendable {
 
     /// What a backend is chosen and opened with, but the parts that can fail
     /// (``openingContext(addingCachedKeys:)`` adds them): the locations, the vault file,
-    /// the passphrase sources with the terminal prompt, the keyring prompt policy.
+    /// the passphrase sources with the terminal prompt, the keyring prompt policy, the
+    /// lock directory (`VAULT_LOCK_DIR`), notices on stderr.
     package func context() -> BackendContext {
         let locations = locations
         let passphrase =
@@ -93,9 +94,13 @@ package struct StoreConfiguration: Sendable {
             ? PassphraseSource.standard(given: [])
             : PassphraseSource.standard(
                 given: StoreVariables.givenPassphrases(file: passphraseFile, variables, locations: locations), prompter: TerminalPrompter())
-        return BackendContext(
+        var context = BackendContext(
             locations: locations, file: fileConfiguration, passphrase: passphrase, kdf: StoreVariables.newFileKDF(variables),
             prompts: keyCacheOnly ? .never(because: "the agent holds no key after vault lock") : promptPolicy)
+        // VAULT_LOCK_DIR (checked in openingContext): a keyring's item locks go there too.
+        if let directory = variables["VAULT_LOCK_DIR"], directory.hasPrefix("/") { context.lockDirectory = directory }
+        context.notice = { @Sendable message in Terminal.note(message) }
+        return context
     }
 
     /// ``context()`` with the key cache (`VAULT_KEY_CACHE_TTL`, `--no-key-cache`; read-only
@@ -104,6 +109,9 @@ package struct StoreConfiguration: Sendable {
     /// `.invalidInput` for a bad variable or option.
     package func openingContext(for kind: BackendKind, addingCachedKeys: Bool = true) throws(VaultError) -> BackendContext {
         try StoreVariables.checkLockTimeout(variables)
+        if let directory = variables["VAULT_LOCK_DIR"], !directory.isEmpty, !directory.hasPrefix("/") {
+            throw .invalidInput("VAULT_LOCK_DIR must be an absolute path")
+        }
         var context = context()
         if !noKeyCache, let lifetime = try StoreVariables.keyCacheLifetime(variables) {
             let notice: (@Sendable (String) -> Void)? = verbose ? { @Sendable message in Terminal.note(message) } : nil
