@@ -198,6 +198,8 @@ extension LiveServerTests {
                         .init(
                             .load, kind: .tokens, call: 2,
                             .afterwards {
+                                // A store call runs on a thread of its own (AccountItems
+                                // offloads it to Blocking), so this wait holds no pool thread.
                                 let done = DispatchSemaphore(value: 0)
                                 Task.detached {
                                     _ = try? await other.send(live.devsRequest)
