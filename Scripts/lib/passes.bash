@@ -10,6 +10,8 @@
 #                                returns 1 when there is no such pass
 #   test_filter_command ARGS...  sets test_pass_cmd to a run of one's own: swift test ARGS
 #                                next to the GNOME Keyring and the etcd cluster
+#   test_pool_watched NAME CMD   runs a pass, fails it on a pool stall, keeps its output
+#   test_slowest [N]             the N slowest tests of the passes run (default 15)
 #
 # Separate test processes: the end-to-end CLI tests start many child processes, and the
 # library and server tests run in-process servers with deadlines of their own; in one
@@ -82,12 +84,15 @@ test_filter_command() {
 # 2 s). Returns COMMAND's status, or 1 when it passed but a process reported a stall:
 # a test blocked the pool, and the servers of the others stood still meanwhile.
 test_pool_watched() {
-    local name=$1 status=0 stalls
+    local name=$1 status=0 stalls started=$SECONDS
     shift
     local directory="$PWD/.build/pool-watch/$name"
     rm -rf "$directory"
     mkdir -p "$directory"
-    VAULT_TEST_POOL_WATCH="$directory" "$@" || status=$?
+    # The pass's output also goes to output.log, where test_slowest reads the durations.
+    { VAULT_TEST_POOL_WATCH="$directory" "$@" 2>&1; echo $? >"$directory/status"; } | tee "$directory/output.log"
+    status=$(cat "$directory/status" 2>/dev/null || echo 1)
+    echo "test: the pass $name took $((SECONDS - started)) s (exit $status)" >&2
     stalls=$(cat "$directory"/pool-stalls-* 2>/dev/null || true)
     if [[ -n "$stalls" ]]; then
         echo "test: the pass $name stalled the concurrency pool (no job ran for over 2 s):" >&2
@@ -97,4 +102,15 @@ test_pool_watched() {
         echo "test: pool watch: the pass $name never stalled the concurrency pool" >&2
     fi
     return "$status"
+}
+
+# test_slowest [N]: the N (default 15) slowest tests of the passes whose output
+# test_pool_watched kept, slowest first, with their pass: where a run's time goes. A test's
+# time runs from its start, so the parallel width's queue is not in it.
+test_slowest() {
+    local count=${1:-15}
+    grep -HE '^[✔✘] Test .* (passed|failed) after [0-9.]+ seconds' "$PWD"/.build/pool-watch/*/output.log 2>/dev/null |
+        sed -E 's#^.*/pool-watch/([^/]+)/output.log:[✔✘] Test (.*) (passed|failed) after ([0-9.]+) seconds.*$#\4 \1 \2#' |
+        grep -v '^[0-9.]* [^ ]* run with ' | sort -rn | head -n "$count" |
+        awk '{ printf "  %7.1f s  %-16s", $1, $2; $1 = ""; $2 = ""; sub(/^  /, ""); print }'
 }
