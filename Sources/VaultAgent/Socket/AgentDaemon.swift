@@ -37,8 +37,6 @@ public enum AgentDaemon {
     ) async -> Bool {
         let startFailed = StartFailure()
         let signals = StopSignals()
-        // The socket file this process bound, by inode: only that one is ever removed.
-        let bound = ownSocket.flatMap(BoundSocketFile.init(path:))
         let serving = Task { await server.run() }
         let watchdog = Task {
             guard let interval = notifier.watchdogInterval else { return }
@@ -100,11 +98,12 @@ public enum AgentDaemon {
         let stopping = Task { await notifier.stopping(status: "stopping") }
         // No new connection; the server drains those open (bounded) and then ends.
         server.stop()
-        // The socket file goes with the listener, and only if it is still the one this
-        // process bound: a new agent may serve at that path as soon as this one stopped
-        // listening, and an unlink by path after the drain removed its socket (attack
-        // review 39).
-        bound?.remove()
+        // The socket file goes once the listener is closed (until then a new agent finds
+        // this one alive and stops), and only while it is still the socket this process
+        // bound: a new agent may serve at that path as soon as this one stopped listening
+        // (attack reviews 39 and 40).
+        await server.listenerClosed()
+        server.boundFile?.remove()
         starting.cancel()
         // The agent stops first, while the server drains: from the signal on no refresh
         // token is spent (a refresh already sent is stored before `stop` returns), and a
@@ -120,40 +119,6 @@ public enum AgentDaemon {
         await stopping.value
         logger.info("stopped")
         return stop != nil
-    }
-}
-
-/// The socket file a process bound, known by device, inode and change time, so that it
-/// removes that file and never another agent's socket bound at the same path since. The
-/// inode number alone is no name: a socket bound right after the old one was unlinked
-/// often gets the same number (seen in BoundSocketFileTests); its change time, to the
-/// nanosecond, differs.
-struct BoundSocketFile: Sendable, Equatable {
-    let path: String
-    private let device: UInt64
-    private let inode: UInt64
-    private let changed: timespec
-
-    /// The socket at `path` now; nil when there is none.
-    init?(path: String) {
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
-        self.path = path
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        changed = status.st_ctim
-    }
-
-    /// Unlinks `path` when it is still this socket; true when it did.
-    @discardableResult
-    func remove() -> Bool {
-        guard BoundSocketFile(path: path) == self else { return false }
-        return unlink(path) == 0
-    }
-
-    static func == (a: Self, b: Self) -> Bool {
-        a.path == b.path && a.device == b.device && a.inode == b.inode && a.changed.tv_sec == b.changed.tv_sec
-            && a.changed.tv_nsec == b.changed.tv_nsec
     }
 }
 

@@ -76,11 +76,19 @@ public final class AgentSocketServer: Sendable {
     private let logger: Logger
     /// Where the server listens (the path it bound, or the activated descriptor).
     public let listener: Listener
+    /// The socket file this server bound (nil for an activated socket): the owner removes
+    /// it with ``BoundSocketFile/remove()`` once ``listenerClosed()`` returns; nothing else
+    /// does.
+    public let boundFile: BoundSocketFile?
+
+    /// The listen(2) backlog of a socket bound at a path.
+    static let backlog: Int32 = 1024
 
     private init(
         server: NIOAsyncChannel<Accepted, Never>, serving: any AgentServing, registry: ConnectionRegistry, limits: Limits, logger: Logger,
-        listener: Listener
+        listener: Listener, boundFile: BoundSocketFile?
     ) {
+        self.boundFile = boundFile
         self.server = server
         self.serving = serving
         self.registry = registry
@@ -101,24 +109,25 @@ public final class AgentSocketServer: Sendable {
         let registry = ConnectionRegistry(maximum: max(1, min(limits.maximumConnections, room)))
         let initializer = childInitializer(registry: registry, limits: limits, logger: logger)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.backlog, value: backlog)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let server: NIOAsyncChannel<Accepted, Never>
+        var boundFile: BoundSocketFile?
         switch listener {
         case .path(let path):
-            // Born 0600: no moment when another user could connect.
-            let previous = umask(0o077)
-            defer { umask(previous) }
+            // Bound here, not by NIO, which would unlink the path by path at close
+            // (``BoundSocketFile``); NIO's own listen(2) asks for a backlog of 128, so the
+            // backlog is set again once it has the descriptor.
+            let (descriptor, file) = try BoundSocketFile.listening(at: path, backlog: backlog).get()
             do {
-                server = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+                server = try await bootstrap.bind(descriptor, childChannelInitializer: initializer)
             } catch {
-                throw .system(path, call: "bind", reason: "\(error)")
+                close(descriptor)
+                file.remove()
+                throw .system(path, call: "listen", reason: "\(error)")
             }
-            guard chmod(path, 0o600) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? await server.channel.close()
-                throw .system(path, call: "chmod", reason: reason)
-            }
+            _ = listen(descriptor, backlog)
+            boundFile = file
         case .activated(let descriptor):
             do {
                 server = try await bootstrap.bind(descriptor, childChannelInitializer: initializer)
@@ -126,7 +135,8 @@ public final class AgentSocketServer: Sendable {
                 throw .system("descriptor \(descriptor)", call: "listen", reason: "\(error)")
             }
         }
-        return AgentSocketServer(server: server, serving: serving, registry: registry, limits: limits, logger: logger, listener: listener)
+        return AgentSocketServer(
+            server: server, serving: serving, registry: registry, limits: limits, logger: logger, listener: listener, boundFile: boundFile)
     }
 
     /// How each accepted connection starts, on its event loop: the uid check before any
@@ -203,11 +213,15 @@ public final class AgentSocketServer: Sendable {
         drainTimer?.cancel()
     }
 
-    /// Stops accepting connections; ``run()`` returns once those open are done. (SwiftNIO
-    /// unlinks a socket it bound at a path when it closes it, right after closing the
-    /// listener; the daemon's own removal checks that the file is still its socket.)
+    /// Stops accepting connections; ``run()`` returns once those open are done. The socket
+    /// file stays: its owner removes it (``boundFile``) after ``listenerClosed()``.
     public func stop() {
         server.channel.close(promise: nil)
+    }
+
+    /// Returns once the listening socket is closed (after ``stop()``, or when it failed).
+    public func listenerClosed() async {
+        try? await server.channel.closeFuture.get()
     }
 
     /// The number of connections open now.
