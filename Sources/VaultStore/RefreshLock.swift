@@ -63,25 +63,36 @@ public enum RefreshLock {
     /// one user share it. (A program that wants another directory says so with
     /// ``Placement/directory(_:)``: the `vault` command's `VAULT_LOCK_DIR`.)
     ///
-    /// With neither (no writable home of the account, no absolute `HOME`, or a `HOME` of
-    /// `/tmp`) it is `/tmp/vault-locks-UID`: one directory right under the sticky `/tmp`,
-    /// which another user can neither rename nor swap for a link, and which the lock
-    /// refuses when another user made it first. Not `/tmp/.cache/vault/locks`: another
-    /// user who made `/tmp/.cache/vault` first could swap `locks` for a link.
+    /// A home counts only when it is a directory of the user that the group and others
+    /// cannot write to (decided from the directory, not its name: `HOME=/var/tmp` or
+    /// `/tmp//` is no home), since another user who can write there could make
+    /// `.cache/vault` first and later swap `locks` for a link. With no such home the
+    /// directory is `/tmp/vault-locks-UID`: one directory right under the sticky `/tmp`,
+    /// which the lock refuses when another user made it first (a user without a home
+    /// of their own should set `VAULT_LOCK_DIR`).
     public static func perUserDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let uid = getuid()
         var accountHome: String?
-        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
-            let fromAccount = String(cString: directory)
-            if fromAccount.hasPrefix("/"), access(fromAccount, W_OK) == 0 { accountHome = fromAccount }
-        }
-        return perUserDirectory(accountHome: accountHome, environment: environment, uid: getuid())
+        if let entry = getpwuid(uid), let directory = entry.pointee.pw_dir { accountHome = String(cString: directory) }
+        return perUserDirectory(accountHome: accountHome, environment: environment, uid: uid)
     }
 
-    /// ``perUserDirectory(environment:)`` given the account's home when it is writable.
+    /// ``perUserDirectory(environment:)`` given the account's home.
     static func perUserDirectory(accountHome: String?, environment: [String: String], uid: uid_t) -> String {
-        let usable = { (home: String?) in home.flatMap { $0.hasPrefix("/") && !["/", "/tmp", "/tmp/"].contains($0) ? $0 : nil } }
+        let usable = { (home: String?) -> String? in
+            guard var home, home.hasPrefix("/") else { return nil }
+            while home.count > 1, home.hasSuffix("/") { home.removeLast() }
+            return home != "/" && isPrivateDirectory(home, uid: uid) ? home : nil
+        }
         guard let home = usable(accountHome) ?? usable(environment["HOME"]) else { return "/tmp/vault-locks-\(uid)" }
         return home + "/.cache/vault/locks"
+    }
+
+    /// Whether `path` is a directory (a link to one counts: homes often are) of `uid` that
+    /// the group and others cannot write to.
+    static func isPrivateDirectory(_ path: String, uid: uid_t) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR && status.st_uid == uid && status.st_mode & 0o022 == 0
     }
 
     /// Creates the lock file's directory (and missing parents) 0700, and refuses one that

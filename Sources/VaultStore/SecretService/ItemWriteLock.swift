@@ -31,14 +31,19 @@ enum ItemWriteLock {
         return "\(directory)/item-\(String(hasher.value, radix: 16)).lock"
     }
 
+    /// What a locked call does, for its notice.
+    enum Write: String {
+        case saving, removing
+    }
+
     /// Runs `body` holding `key`'s lock in `directory` (nil: no lock), or without it when
-    /// the lock cannot be had (see the type's comment). When another vault process held it
-    /// for the whole ``wait``, `notice` says that the write goes ahead without it (a
-    /// duplicate item may be left, which the next save merges). Blocks the calling thread
-    /// while it waits, as the store's synchronous calls do.
+    /// the lock cannot be had (see the type's comment); then `notice` says so in one line
+    /// (no account or server in it): a lock file or directory refused, or another process
+    /// holding the lock for the whole ``wait``. Blocks the calling thread while it waits,
+    /// as the store's synchronous calls do.
     static func holding<T>(
-        _ key: CredentialKey, in directory: String?, notice: (@Sendable (String) -> Void)?, waitingAtMost wait: Duration = wait,
-        _ body: () throws(VaultError) -> T
+        _ key: CredentialKey, in directory: String?, _ write: Write, notice: (@Sendable (String) -> Void)?,
+        waitingAtMost wait: Duration = wait, _ body: () throws(VaultError) -> T
     ) throws(VaultError) -> T {
         var lock: FileLock?
         if let directory {
@@ -47,10 +52,11 @@ enum ItemWriteLock {
                 try PrivateDirectory.prepare(PrivateDirectory.parent(of: path), what: "the lock directory")
                 lock = try FileLock(path: path, timeout: wait, what: "the item's write lock")
             } catch {
+                let consequence = write == .saving ? " (a duplicate item may be left until the next save)" : ""
                 if case .lockTimeout = error {
-                    notice?(
-                        "another vault process held the keyring item's write lock \(path) for \(wait): writing without it "
-                            + "(a duplicate item may be left until the next save)")
+                    notice?("another process held the keyring item's write lock \(path) for \(wait): \(write) without it\(consequence)")
+                } else {
+                    notice?("the keyring item's write lock cannot be used (\(error.description)): \(write) without it\(consequence)")
                 }
             }
         }

@@ -75,8 +75,8 @@ public final class SecretServiceStore: SecureStore {
     ///   bus does not answer, or nobody owns `org.freedesktop.secrets`.
     /// - Parameter itemLockDirectory: where vault's own writers of one item take turns
     ///   (``ItemWriteLock``): the user's lock directory by default; nil for none.
-    /// - Parameter notice: told when a write goes ahead without its item lock, because
-    ///   another vault writer held it for the whole wait (a person should hear of it).
+    /// - Parameter notice: told when a write goes ahead without its item lock (refused, or
+    ///   held by another process for the whole wait): a person should hear of it.
     public init(
         timeout: Duration = .seconds(3), alreadyProbed: Bool = false, prompts: PromptPolicy = .never,
         itemLockDirectory: String? = RefreshLock.perUserDirectory(), notice: (@Sendable (String) -> Void)? = nil
@@ -107,7 +107,7 @@ public final class SecretServiceStore: SecureStore {
     /// one item.
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
-        try ItemWriteLock.holding(key, in: itemLockDirectory, notice: notice) { () throws(VaultError) in
+        try ItemWriteLock.holding(key, in: itemLockDirectory, .saving, notice: notice) { () throws(VaultError) in
             try saveLocked(credential, key: key)
         }
     }
@@ -194,7 +194,7 @@ public final class SecretServiceStore: SecureStore {
     /// ``VaultError/notApproved(_:)`` and the item stays. See ``SecureStore/remove(_:)``.
     public func remove(_ key: CredentialKey) throws(VaultError) {
         let key = try key.validated()
-        try ItemWriteLock.holding(key, in: itemLockDirectory, notice: notice) { () throws(VaultError) in
+        try ItemWriteLock.holding(key, in: itemLockDirectory, .removing, notice: notice) { () throws(VaultError) in
             try removeLocked(key)
         }
     }
