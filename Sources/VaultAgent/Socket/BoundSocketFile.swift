@@ -49,8 +49,10 @@ public struct BoundSocketFile: Sendable, Equatable {
     /// could connect), listening: the descriptor and the file. Fails where `bind` does (a
     /// file already there, a path too long); closes what it opened.
     static func listening(at path: String, backlog: Int32) -> Result<(descriptor: Int32, file: BoundSocketFile), AgentSocketError> {
-        let failure = { (call: String) in Result<(descriptor: Int32, file: BoundSocketFile), AgentSocketError>.failure(
-            .system(path, call: call, reason: String(cString: strerror(errno)))) }
+        let failure = { (call: String) in
+            Result<(descriptor: Int32, file: BoundSocketFile), AgentSocketError>.failure(
+                .system(path, call: call, reason: String(cString: strerror(errno))))
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
