@@ -122,6 +122,6 @@ test_slowest() {
     local count=${1:-15}
     grep -HE '^[✔✘] Test .* (passed|failed) after [0-9.]+ seconds' "$PWD"/.build/pool-watch/*/output.log 2>/dev/null |
         sed -E 's#^.*/pool-watch/([^/]+)/output.log:[✔✘] Test (.*) (passed|failed) after ([0-9.]+) seconds.*$#\4 \1 \2#' |
-        grep -v '^[0-9.]* [^ ]* run with ' | sort -rn | head -n "$count" |
-        awk '{ printf "  %7.1f s  %-16s", $1, $2; $1 = ""; $2 = ""; sub(/^  /, ""); print }'
+        grep -v '^[0-9.]* [^ ]* run with ' | sort -rn |
+        awk -v count="$count" 'NR <= count { printf "  %7.1f s  %-16s", $1, $2; $1 = ""; $2 = ""; sub(/^  /, ""); print }'
 }
