@@ -33,7 +33,13 @@ public struct GitCredentialCommand: ParsableCommand {
             """,
         version: CommandLineSummary.version)
 
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
+    public func validate() throws { try store.validate() }
 
     @Argument(help: "get, store or erase (anything else is ignored).")
     var operation: String

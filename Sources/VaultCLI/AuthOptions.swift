@@ -8,30 +8,26 @@ import VaultAuth
 import VaultStore
 import VaultStoreCLI
 
-/// `--server URL --account A`, or `URL A` as arguments (``SessionOptions/take(_:)``).
-struct AccountNames: ParsableArguments {
-    @Option(
-        name: .customLong("server"),
-        help: ArgumentHelp("The server's base URL (https, or http to loopback only); or the first argument.", valueName: "url"))
-    var serverOption: String?
-
-    @Option(name: .customLong("account"), help: ArgumentHelp("The account (login) on that server; or the second argument.", valueName: "account"))
-    var accountOption: String?
-}
-
 /// The account named, and what the sign-in commands need to build an `AuthSession`: the
 /// store, an HTTP transport and the cross-process lock directory. Left out, the account is
 /// the only one logged in (``resolvedNames(in:)``).
+///
+/// Each declares `--server` and `--account` itself (``serverOptionHelp``,
+/// ``accountOptionHelp``) rather than in a nested option group: swift-argument-parser's debug
+/// builds check a nested group once per level around it on every parse (see ``StoreOptions``).
 protocol SessionOptions {
-    /// The account's names as given.
-    var names: AccountNames { get set }
+    /// `--server` as given, or the first argument (``take(_:)``).
+    var serverOption: String? { get set }
+    /// `--account` as given, or the second argument.
+    var accountOption: String? { get set }
     /// `--timeout`, for the commands that make requests.
     var timeout: Double? { get }
 }
 
 /// The sign-in options of the commands that make requests: the account and `--timeout`.
 struct AuthOptions: ParsableArguments, SessionOptions {
-    @OptionGroup var names: AccountNames
+    @Option(name: .customLong("server"), help: serverOptionHelp) var serverOption: String?
+    @Option(name: .customLong("account"), help: accountOptionHelp) var accountOption: String?
 
     @Option(
         help: ArgumentHelp(
@@ -122,26 +118,31 @@ struct AuthOptions: ParsableArguments, SessionOptions {
 
 /// The sign-in options of a command that makes no request (`whoami`): the account only.
 struct AccountOptions: ParsableArguments, SessionOptions {
-    @OptionGroup var names: AccountNames
+    @Option(name: .customLong("server"), help: serverOptionHelp) var serverOption: String?
+    @Option(name: .customLong("account"), help: accountOptionHelp) var accountOption: String?
     var timeout: Double? { nil }
 }
 
+/// The help of `--server` and `--account`, the same in every sign-in command.
+let serverOptionHelp = ArgumentHelp("The server's base URL (https, or http to loopback only); or the first argument.", valueName: "url")
+let accountOptionHelp = ArgumentHelp("The account (login) on that server; or the second argument.", valueName: "account")
+
 extension SessionOptions {
     /// The server as given (empty when it was not: see ``resolvedNames(in:)``).
-    var server: String { names.serverOption ?? "" }
+    var server: String { serverOption ?? "" }
     /// The account as given (empty when it was not).
-    var account: String { names.accountOption ?? "" }
+    var account: String { accountOption ?? "" }
     /// True when both the server and the account were given.
-    var isNamed: Bool { names.serverOption != nil && names.accountOption != nil }
+    var isNamed: Bool { serverOption != nil && accountOption != nil }
 
     /// Takes `SERVER ACCOUNT` given as arguments: in order, they fill what --server and
     /// --account leave out (`vault token URL A`, `vault token --server URL A`). A name given
     /// both ways is refused, even when the two agree.
     mutating func take(_ positionals: [String]) throws(ValidationError) {
-        let given = (server: names.serverOption, account: names.accountOption)
+        let given = (server: serverOption, account: accountOption)
         var rest = positionals[...]
-        if names.serverOption == nil, let first = rest.popFirst() { names.serverOption = first }
-        if names.accountOption == nil, let next = rest.popFirst() { names.accountOption = next }
+        if serverOption == nil, let first = rest.popFirst() { serverOption = first }
+        if accountOption == nil, let next = rest.popFirst() { accountOption = next }
         // The surplus word is never quoted: it is most often a password typed as an argument.
         guard !rest.isEmpty else { return }
         switch (given.server, given.account) {
@@ -156,10 +157,8 @@ extension SessionOptions {
     /// logged-in account (that has the one given). None or several: `.invalidRequest`
     /// (exit 2) saying to run `vault login`, or listing them.
     func resolvedNames(in store: any SecureStore) throws(AuthError) -> (server: String, account: String) {
-        if let serverOption = names.serverOption, let accountOption = names.accountOption { return (serverOption, accountOption) }
+        if let serverOption, let accountOption { return (serverOption, accountOption) }
         var accounts = try AuthOptions.loggedInAccounts(in: store)
-        let serverOption = names.serverOption
-        let accountOption = names.accountOption
         if let serverOption { accounts = accounts.filter { $0.server == ServerName.normalized(serverOption) } }
         if let accountOption { accounts = accounts.filter { $0.account == accountOption } }
         let matching = serverOption.map { " on \(ServerName.normalized($0))" } ?? accountOption.map { " as \($0)" } ?? ""

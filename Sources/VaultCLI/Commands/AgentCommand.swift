@@ -59,9 +59,15 @@ struct AgentCommand: AsyncParsableCommand {
             "Also serve org.freedesktop.secrets on the session bus from the encrypted vault file, for every libsecret program."))
     var secretService = false
 
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     mutating func validate() throws {
+        try store.validate()
         _ = try AgentArguments.accounts(accountValues)
         if let keepAlive { _ = try AgentArguments.keepAlive(keepAlive) }
         for binding in tokenFile { _ = try AgentArguments.tokenFile(binding) }

@@ -40,12 +40,18 @@ struct ExecCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for each HTTP request of a --token (default 30).", valueName: "seconds"))
     var timeout: Double?
 
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
     func validate() throws {
+        try store.validate()
         let names = try bindings().map(\.name)
         guard let program = command.first, !program.isEmpty else {
             throw ValidationError("give the command after --: vault exec [OPTIONS] -- COMMAND [ARGS]")

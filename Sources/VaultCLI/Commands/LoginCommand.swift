@@ -88,7 +88,12 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "OAuth 2.0 scope to request (oidc default: \"openid profile email offline_access\"; oidc always adds openid).")
     var scope: String?
     @OptionGroup var apple: AppleLoginOptions
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     /// The scope an OpenID Connect sign-in asks for unless told.
     static let defaultOpenIDScope = "openid profile email offline_access"
@@ -102,6 +107,7 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     mutating func validate() throws {
+        try store.validate()
         try auth.take(names)
         guard auth.isNamed else {
             throw ValidationError("give the server and the account: vault login URL ACCOUNT, or --server URL --account A")

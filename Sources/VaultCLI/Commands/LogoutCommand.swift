@@ -32,9 +32,17 @@ struct LogoutCommand: AsyncParsableCommand {
     var endSession = false
     @Option(help: ArgumentHelp("Where the provider sends the browser after --end-session.", valueName: "url"))
     var postLogoutRedirectURI: String?
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
-    mutating func validate() throws { try auth.take(names) }
+    mutating func validate() throws {
+        try store.validate()
+        try auth.take(names)
+    }
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in

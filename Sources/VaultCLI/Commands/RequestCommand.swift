@@ -42,9 +42,15 @@ struct RequestCommand: AsyncParsableCommand {
     var words: [String] = []
     /// The path or URL: the last argument.
     var target: String { words.last ?? "" }
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     mutating func validate() throws {
+        try store.validate()
         guard !words.isEmpty else { throw ValidationError("give the path or URL to request: vault request [SERVER ACCOUNT] PATH") }
         try auth.take(Array(words.dropLast()))
     }

@@ -30,9 +30,17 @@ struct TokenCommand: AsyncParsableCommand {
             "The server's base URL and the account; or --server and --account. Left out: the only account logged in.", valueName: "server account"))
     var names: [String] = []
     @OptionGroup(title: "Sign-in options") var auth: AuthOptions
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
-    mutating func validate() throws { try auth.take(names) }
+    mutating func validate() throws {
+        try store.validate()
+        try auth.take(names)
+    }
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in

@@ -30,9 +30,17 @@ struct WhoamiCommand: AsyncParsableCommand {
     @OptionGroup(title: "Sign-in options") var auth: AccountOptions
     @Flag(help: "Print every claim (and a pending profile, under pending_profile) as one JSON object.")
     var json = false
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
-    mutating func validate() throws { try auth.take(names) }
+    mutating func validate() throws {
+        try store.validate()
+        try auth.take(names)
+    }
 
     func run() async throws {
         var found: IDTokenClaims?

@@ -9,7 +9,8 @@ struct BackendCommand: ParsableCommand {
         commandName: "backend",
         abstract: "Print the backend that would be used, and why.")
 
-    @OptionGroup var store: BackendChoiceOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    var store: StoreOptions { StoreOptions(backendChoice) }
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in

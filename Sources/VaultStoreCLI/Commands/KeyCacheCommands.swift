@@ -28,9 +28,12 @@ struct UnlockCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Keep the key this many seconds (1 to 604800).", valueName: "seconds"))
     var ttl: Int?
-    @OptionGroup var store: FileStoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption) }
 
     func validate() throws {
+        try store.validate()
         if let ttl, !(1...KeyCachePolicy.maximumLifetime).contains(ttl) {
             throw ValidationError("--ttl must be a whole number of seconds from 1 to \(KeyCachePolicy.maximumLifetime)")
         }
@@ -62,7 +65,8 @@ struct LockCommand: ParsableCommand {
 
     @Flag(help: "Remove every key vault keeps in this user's kernel keyring (every vault file, every fleet).")
     var all = false
-    @OptionGroup var store: BackendChoiceOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    var store: StoreOptions { StoreOptions(backendChoice) }
 
     func run() throws {
         // The agent drops its keys too, whatever happened to the kernel keyring's.

@@ -25,12 +25,18 @@ struct ListCommand: ParsableCommand {
     var json = false
     @Flag(help: "Also list vault's own token and login-settings items (with their kind).")
     var all = false
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     /// The server, given once (as an argument or with --server), or nil for every item.
     var server: String? { serverOption ?? serverArgument }
 
     func validate() throws {
+        try store.validate()
         if let serverOption, let serverArgument {
             throw ValidationError("the server is given twice: '\(serverArgument)' and --server '\(serverOption)'")
         }

@@ -27,7 +27,10 @@ struct PasswdCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Read the new passphrase from this file.", valueName: "path"))
     var newPassphraseFile: String?
-    @OptionGroup var store: FileStoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption) }
+    func validate() throws { try store.validate() }
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in

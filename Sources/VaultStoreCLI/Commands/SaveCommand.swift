@@ -21,7 +21,13 @@ struct SaveCommand: ParsableCommand {
     @OptionGroup var item: ItemOptions
     @Option(help: "A human-readable label (default: \"vault: ACCOUNT@SERVER\").")
     var label: String?
-    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
+    func validate() throws { try store.validate() }
 
     func run() throws {
         try reportingErrors { () throws(VaultError) in

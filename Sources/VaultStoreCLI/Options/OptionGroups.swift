@@ -7,9 +7,9 @@ import VaultStore
 extension BackendKind: ExpressibleByArgument {}
 
 // The store options in the groups `--help` shows (`Store options`, `Keyring options`,
-// `etcd options`). Each command takes the groups it reads: ``StoreOptions`` (every one) for
-// the commands that open any backend, ``FileStoreOptions`` and ``BackendChoiceOptions``
-// for those that only touch the vault file or only choose.
+// `etcd options`). Each command declares the groups it reads and makes them one
+// ``StoreOptions``: every group for the commands that open any backend, fewer for those
+// that only touch the vault file or only choose.
 
 /// `--backend`, `--file` and `-v`: which store.
 package struct BackendChoice: ParsableArguments {
@@ -130,61 +130,48 @@ package struct EtcdOptions: ParsableArguments {
     }
 }
 
-/// Every store option: for the commands that open any backend (save, load, remove, list,
-/// and the sign-in commands).
-package struct StoreOptions: ParsableArguments, StoreConfigurable {
-    package init() {}
+/// A command's store options, from the option groups it declares: all five for the commands
+/// that open any backend (save, load, remove, list, the sign-in commands), the backend
+/// choice and passphrase for those that touch the vault file only (passwd, unlock), the
+/// backend choice alone for those that only choose (backend, lock).
+///
+/// Not an option group itself: each command declares the groups and makes them one with
+/// `StoreOptions(...)`, and calls ``validate()``. swift-argument-parser's debug builds
+/// check each nested group once per level around it, on every parse: one more level made
+/// each debug `vault` process spend about 0.2 s of CPU in those checks (`vault list`:
+/// 0.25 s against 0.07 s), most of the test suite's CPU. Release builds do not check.
+package struct StoreOptions: StoreConfigurable {
+    var choice: BackendChoice
+    var passphrase: PassphraseFileOption?
+    var keyCache: KeyCacheOption?
+    var keyring: KeyringPromptOptions?
+    var etcd: EtcdOptions?
 
-    @OptionGroup(title: "Store options") var choice: BackendChoice
-    @OptionGroup(title: "Store options") var passphrase: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCache: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyring: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcd: EtcdOptions
+    /// The options of the groups given; a group not given keeps its defaults.
+    package init(
+        _ choice: BackendChoice, _ passphrase: PassphraseFileOption? = nil, _ keyCache: KeyCacheOption? = nil,
+        _ keyring: KeyringPromptOptions? = nil, _ etcd: EtcdOptions? = nil
+    ) {
+        self.choice = choice
+        self.passphrase = passphrase
+        self.keyCache = keyCache
+        self.keyring = keyring
+        self.etcd = etcd
+    }
 
     package var configuration: StoreConfiguration {
         var configuration = StoreConfiguration()
         choice.apply(to: &configuration)
-        configuration.passphraseFile = passphrase.passphraseFile
-        configuration.noKeyCache = keyCache.noKeyCache
-        keyring.apply(to: &configuration)
-        etcd.apply(to: &configuration)
+        if let passphrase { configuration.passphraseFile = passphrase.passphraseFile }
+        if let keyCache { configuration.noKeyCache = keyCache.noKeyCache }
+        keyring?.apply(to: &configuration)
+        etcd?.apply(to: &configuration)
         return configuration
     }
 
+    /// What the groups checked when they were one: no two readers of standard input. A
+    /// command that reads a store's passphrase file calls it from its `validate()`.
     package func validate() throws {
         do throws(VaultError) { try configuration.checkStandardInput() } catch { throw ValidationError(error.worded) }
-    }
-}
-
-/// The options of the commands that use the vault file only (passwd, unlock): the backend
-/// (to refuse another), the file and its passphrase.
-package struct FileStoreOptions: ParsableArguments, StoreConfigurable {
-    package init() {}
-
-    @OptionGroup(title: "Store options") var choice: BackendChoice
-    @OptionGroup(title: "Store options") var passphrase: PassphraseFileOption
-
-    package var configuration: StoreConfiguration {
-        var configuration = StoreConfiguration()
-        choice.apply(to: &configuration)
-        configuration.passphraseFile = passphrase.passphraseFile
-        return configuration
-    }
-
-    package func validate() throws {
-        do throws(VaultError) { try configuration.checkStandardInput() } catch { throw ValidationError(error.worded) }
-    }
-}
-
-/// The options of the commands that only choose a backend (backend, lock).
-package struct BackendChoiceOptions: ParsableArguments, StoreConfigurable {
-    package init() {}
-
-    @OptionGroup(title: "Store options") var choice: BackendChoice
-
-    package var configuration: StoreConfiguration {
-        var configuration = StoreConfiguration()
-        choice.apply(to: &configuration)
-        return configuration
     }
 }

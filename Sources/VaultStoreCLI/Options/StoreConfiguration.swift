@@ -11,8 +11,7 @@ import VaultStore
 #endif
 
 /// What the store options of a command line say, whichever groups of them the command
-/// offers (``StoreOptions``, ``FileStoreOptions``, ``BackendChoiceOptions``): what is not
-/// offered keeps its default. With the `VAULT_*` variables (``StoreVariables``) it makes the
+/// offers (``StoreOptions``): what is not offered keeps its default. With the `VAULT_*` variables (``StoreVariables``) it makes the
 /// typed configuration the libraries take (``context()``), and opens the store they select.
 package struct StoreConfiguration: Sendable {
     package var backend: BackendKind?
