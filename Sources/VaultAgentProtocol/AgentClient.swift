@@ -72,15 +72,8 @@ public enum AgentClient {
 
     /// `connect(2)` to the Unix socket at `path`: 0, or the errno.
     private static func connect(_ fd: Int32, to path: String) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        return result == 0 ? 0 : errno
+        guard let address = UnixSocketAddress(path: path) else { return ENAMETOOLONG }
+        return address.withSocketAddress { Glibc.connect(fd, $0, $1) } == 0 ? 0 : errno
     }
 
     /// The uid of the process at the other end of `fd` (`SO_PEERCRED`).

@@ -9,11 +9,11 @@ import VaultTestSupport
 /// code, nothing stored, no network needed.
 @Suite("Bad input to login, whoami, unlock and the key cache", .offThePool)
 struct SignInBadInputTests {
-    func run(_ arguments: [String], env extra: [String: String] = [:]) async throws -> (ProcessResult, String) {
+    func run(_ arguments: [String], env extra: [String: String] = [:], stdin: String? = nil) async throws -> (ProcessResult, String) {
         try await withTemporaryDirectory("vault-badinput") { dir in
             var env = VaultProcess.fileBackendEnvironment(home: dir, file: "\(dir)/v.db", passphrase: "p")
             env.merge(extra) { $1 }
-            let result = try await VaultProcess.vaultAsync(arguments, environment: env)
+            let result = try await VaultProcess.vaultAsync(arguments, environment: env, stdin: stdin.map { Data($0.utf8) })
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/v.db"), "nothing stored")
             return (result, dir)
         }
@@ -56,6 +56,15 @@ struct SignInBadInputTests {
         let (result, _) = try await run(arguments, env: [variable: value])
         #expect(result.status == 2 && result.err.contains("\(variable) must be"), "\(arguments) \(variable)=\(value): \(result.err)")
         #expect(result.err.hasPrefix("vault: ") && result.err.split(separator: "\n").count == 1, "\(result.err)")
+    }
+
+    @Test("a save with a relative VAULT_LOCK_DIR: exit 2, one line naming it, nothing stored, the secret never shown")
+    func saveWithARelativeLockDirectory() async throws {
+        let secret = "lock-dir-secret-5c1e"
+        let (result, _) = try await run(["save", "--server", "s", "--account", "a"], env: ["VAULT_LOCK_DIR": "relative/locks"], stdin: secret)
+        #expect(result.status == 2, "\(result.err)")
+        #expect(result.err == "vault: VAULT_LOCK_DIR must be an absolute path\n", "\(result.err)")
+        #expect(result.out.isEmpty && !result.err.contains(secret))
     }
 
     @Test("whoami for an account never logged in: exit 3, 'run vault login'")

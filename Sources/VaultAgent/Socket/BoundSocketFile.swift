@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultAgentProtocol
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -53,33 +55,31 @@ public struct BoundSocketFile: Sendable, Equatable {
             Result<(descriptor: Int32, file: BoundSocketFile), AgentSocketError>.failure(
                 .system(path, call: call, reason: String(cString: strerror(errno))))
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .failure(.pathTooLong(path)) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        guard let address = UnixSocketAddress(path: path) else { return .failure(.pathTooLong(path)) }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return failure("socket") }
         // umask is the process's: 0600 from birth, then chmod for certainty.
         let previous = umask(0o077)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
         umask(previous)
         guard bound == 0 else {
             let result = failure("bind")
             close(descriptor)
             return result
         }
-        guard chmod(path, 0o600) == 0, listen(descriptor, backlog) == 0, let file = BoundSocketFile(path: path) else {
-            let result = failure("listen")
-            close(descriptor)
-            unlink(path)
-            return result
+        // The call that failed names itself: chmod, listen, or lstat (reading the identity
+        // that ``remove()`` checks).
+        var failedCall = "chmod"
+        if chmod(path, 0o600) == 0 {
+            failedCall = "listen"
+            if listen(descriptor, backlog) == 0 {
+                failedCall = "lstat"
+                if let file = BoundSocketFile(path: path) { return .success((descriptor, file)) }
+            }
         }
-        return .success((descriptor, file))
+        let result = failure(failedCall)
+        close(descriptor)
+        unlink(path)
+        return result
     }
 }

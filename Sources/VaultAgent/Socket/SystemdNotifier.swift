@@ -103,27 +103,16 @@ public struct SystemdNotifier: Sendable {
     /// Sends `message` as one datagram, never waiting in `sendto` (a blocked send starved
     /// the concurrency pool, and a SIGTERM then never stopped the agent).
     func attempt(_ message: String) -> Delivery {
-        guard let socketPath, socketPath.utf8.count <= AgentSocketPath.maximumLength else { return .failed }
+        guard let socketPath else { return .failed }
+        let bytes = Array(socketPath.utf8)
+        let named = bytes.first == UInt8(ascii: "@") ? UnixSocketAddress(abstractName: Array(bytes.dropFirst())) : UnixSocketAddress(path: socketPath)
+        guard let address = named else { return .failed }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .failed }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(socketPath.utf8)
-        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        // An abstract name's length is exact; a path's includes its terminating zero.
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
-        let length = socklen_t(pathOffset + bytes.count + (bytes.first == 0 ? 0 : 1))
         let payload = Array(message.utf8)
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                payload.withUnsafeBytes {
-                    sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), socketAddress, length)
-                }
-            }
+        let sent = address.withSocketAddress { socketAddress, length in
+            payload.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), socketAddress, length) }
         }
         if sent >= 0 { return .sent }
         return errno == EAGAIN || errno == EWOULDBLOCK ? .full : .failed
