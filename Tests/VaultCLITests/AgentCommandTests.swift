@@ -236,6 +236,14 @@ import VaultTestSupport
             let reading = Task { await listener.readSlowly(every: .milliseconds(300), bound: 120) { $0.contains { $0.hasPrefix("STOPPING=1") } } }
             let agent = try await Self.startAgent(place, environment: environment)
             defer { agent.kill() }
+            // READY=1 read: from now on the agent pings into each slot the reader frees. (Not
+            // waited for, the stop could come while EARLIER= still filled the queue, and then
+            // STOPPING=1, which waits for room, took the freed slot before any ping: a
+            // run of Scripts/test failed so, once the agent started faster.)
+            let readyBound = ContinuousClock.now + .seconds(Sanitizer.scaled(60))
+            while !listener.received().contains(where: { $0.hasPrefix("READY=1") }), ContinuousClock.now < readyBound {
+                try await Task.sleep(for: .milliseconds(100))
+            }
             // Full again, with the agent's pings this time, before the stop.
             var probes = 0
             while listener.sendToSelf("PROBE=\(probes)"), probes < 600 {
@@ -335,7 +343,16 @@ import VaultTestSupport
 final class NotifyListener: @unchecked Sendable {
     let path: String
     private let descriptor: Int32
-    private var messages: [String] = []
+    /// What was read so far: written by the reading thread, read by ``received()`` too.
+    private var messages: [String] {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+    private var stored: [String] = []
+    private let lock = NSLock()
+
+    /// The datagrams read so far (while a reader runs, as far as it got).
+    func received() -> [String] { messages }
 
     init(path: String) throws {
         self.path = path
