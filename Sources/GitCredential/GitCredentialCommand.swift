@@ -37,8 +37,8 @@ public struct GitCredentialCommand: ParsableCommand {
     @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
     @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
     @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
-    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
+    // No etcd options: the etcd backend is not part of this program (vault-auth has it).
+    var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions) }
     public func validate() throws { try store.validate() }
 
     @Argument(help: "get, store or erase (anything else is ignored).")

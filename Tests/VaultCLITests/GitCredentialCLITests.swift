@@ -227,6 +227,22 @@ struct GitCredentialCLITests {
         }
     }
 
+    @Test("its help offers the store and keyring options it has, and no etcd options (the etcd backend is vault-auth's)")
+    func helpOffersNoEtcdOptions() async throws {
+        try await withTemporaryDirectory("vault-git") { dir in
+            let git = GitFixture(dir: dir)
+            let help = try await ChildProcess.runAsync(GitFixture.helperPath, ["--help"], environment: git.environment)
+            #expect(help.status == 0, "\(help.err)")
+            for present in ["--backend", "--passphrase-file", "--no-key-cache", "--prompt-timeout"] {
+                #expect(help.out.contains(present), "\(present) missing: \(help.out)")
+            }
+            #expect(!help.out.contains("--etcd-") && !help.out.uppercased().contains("ETCD OPTIONS"), "\(help.out)")
+            let refused = try await ChildProcess.runAsync(
+                GitFixture.helperPath, ["--etcd-endpoints", "http://127.0.0.1:1", "get"], environment: git.environment)
+            #expect(refused.status == 2 && refused.err.split(separator: "\n").count == 1, "\(refused.err)")
+        }
+    }
+
     @Test("no vault to open (no passphrase, no terminal; a wrong passphrase): get says why once, prints nothing, exits 0; git asks its next helper")
     func unavailableVaultFallsThrough() async throws {
         try await withTemporaryDirectory("vault-git") { dir in
