@@ -261,6 +261,26 @@ import VaultTestSupport
         }
     }
 
+    @Test(
+        "a NOTIFY_SOCKET vault cannot use (relative, too long, an abstract name too long, control bytes): the agent says so once and serves",
+        arguments: ["relative/notify", "/" + String(repeating: "n", count: 200), "@" + String(repeating: "a", count: 108), "x\u{1b}[31mred"])
+    func systemdNotifyUnusableSocket(_ socket: String) async throws {
+        try await Self.withPlace { place in
+            var environment = place.environment
+            environment["NOTIFY_SOCKET"] = socket
+            let agent = try await Self.startAgent(place, environment: environment)
+            defer { agent.kill() }
+            let check = try await Self.check(place.environment)
+            #expect(check.status == 0, "\(check.err)")
+            agent.terminate()
+            let finished = try await agent.finishAsync(timeout: 60)
+            #expect(finished.status == 0 && !finished.signalled, "\(agent.output)")
+            let notices = agent.output.split(separator: "\n").filter { $0.contains("NOTIFY_SOCKET") }
+            #expect(notices.count == 1 && notices[0].hasPrefix("vault: NOTIFY_SOCKET '") && notices[0].hasSuffix("; no sd_notify"), "\(agent.output)")
+            #expect(!agent.output.contains("\u{1b}"), "a control byte reached the terminal: \(agent.output)")
+        }
+    }
+
     @Test("sd_notify to an abstract socket (@name); no watchdog for another WATCHDOG_PID")
     func systemdNotifyAbstract() async throws {
         try await Self.withPlace { place in

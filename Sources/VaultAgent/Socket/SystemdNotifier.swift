@@ -23,10 +23,14 @@ public struct SystemdNotifier: Sendable {
     /// not sent, so each place the reader frees goes to the waiting message (the queue is
     /// full of pings the manager has not read yet anyway).
     private let essentialWaiting = Locked(0)
+    /// A `NOTIFY_SOCKET` that was set but cannot be used (neither `/path` nor `@name`, or too
+    /// long for a socket address): nothing is sent, and the agent says so.
+    public let ignoredSocket: String?
 
-    public init(socketPath: String?, watchdogInterval: Duration?) {
+    public init(socketPath: String?, watchdogInterval: Duration?, ignoredSocket: String? = nil) {
         self.socketPath = socketPath
         self.watchdogInterval = watchdogInterval
+        self.ignoredSocket = ignoredSocket
     }
 
     /// The notifier the environment describes: `NOTIFY_SOCKET`, `WATCHDOG_USEC` (with
@@ -43,8 +47,15 @@ public struct SystemdNotifier: Sendable {
             // pings a busy loop that filled the manager's queue (attack review 39).
             interval = max(.microseconds(Int64(clamping: microseconds / 2)), minimumWatchdogInterval)
         }
-        let usable = socket.flatMap { $0.hasPrefix("/") || $0.hasPrefix("@") ? $0 : nil }
-        return SystemdNotifier(socketPath: usable, watchdogInterval: usable == nil ? nil : interval)
+        let usable = socket.flatMap { address(of: $0) == nil ? nil : $0 }
+        return SystemdNotifier(
+            socketPath: usable, watchdogInterval: usable == nil ? nil : interval, ignoredSocket: usable == nil ? socket : nil)
+    }
+
+    /// The socket address `NOTIFY_SOCKET` names: a path, or `@name` in the abstract namespace.
+    static func address(of socketPath: String) -> UnixSocketAddress? {
+        if socketPath.hasPrefix("@") { return UnixSocketAddress(abstractName: Array(socketPath.utf8.dropFirst())) }
+        return socketPath.hasPrefix("/") ? UnixSocketAddress(path: socketPath) : nil
     }
 
     /// The shortest interval between two `WATCHDOG=1`, whatever `WATCHDOG_USEC` says.
@@ -103,10 +114,7 @@ public struct SystemdNotifier: Sendable {
     /// Sends `message` as one datagram, never waiting in `sendto` (a blocked send starved
     /// the concurrency pool, and a SIGTERM then never stopped the agent).
     func attempt(_ message: String) -> Delivery {
-        guard let socketPath else { return .failed }
-        let bytes = Array(socketPath.utf8)
-        let named = bytes.first == UInt8(ascii: "@") ? UnixSocketAddress(abstractName: Array(bytes.dropFirst())) : UnixSocketAddress(path: socketPath)
-        guard let address = named else { return .failed }
+        guard let socketPath, let address = Self.address(of: socketPath) else { return .failed }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .failed }
         defer { close(descriptor) }

@@ -84,6 +84,10 @@ struct AgentCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.unavailable)
         }
         let notifier = SystemdNotifier.take()
+        if let ignored = notifier.ignoredSocket {
+            Terminal.note(
+                "NOTIFY_SOCKET '\(TextEscaping.escaped(ignored))' is neither a socket path nor @name that fits a socket address; no sd_notify")
+        }
         var logger = Logger(label: "vault.agent")
         logger.logLevel = store.verbose ? .info : .warning
         let listener: AgentSocketServer.Listener
