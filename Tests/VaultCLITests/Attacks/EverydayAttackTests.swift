@@ -32,7 +32,12 @@ import VaultTestSupport
                 stdin: Data("pw".utf8), timeout: 20)
             #expect(stalled.status == 5, "exit \(stalled.status): \(stalled.err)")
             #expect(stalled.err.hasPrefix("vault: ") && stalled.err.split(separator: "\n").count == 1, "\(stalled.err)")
-            #expect(stalled.err.contains("within 2 seconds"), "\(stalled.err)")
+            // Two bounds of 2 s end it, and which fires first is a race: the request's ("did not
+            // answer within 2 seconds") or the connection's, which for AsyncHTTPClient includes the
+            // TLS handshake ("no answer to the connection attempt"; a fresh clone's idle run beside
+            // the fuzz build met this one). Both are the bound the user gave.
+            #expect(
+                stalled.err.contains("within 2 seconds") || stalled.err.contains("no answer to the connection attempt"), "\(stalled.err)")
         }
     }
 
