@@ -153,9 +153,7 @@ extension SynchronousProcessSuites {
             #expect(alias.out.contains("'/'"), "no collection was created: \(alias.out)")
         }
 
-        @Test(
-            .disabled(if: KeyringTestEnvironment.isKeePassXC, "KeePassXC 2.7.4 crashes (SIGSEGV) under concurrent clients; covered on GNOME Keyring"))
-        func severalProcessesSavingAtOnceAllLand() throws {
+        @Test func severalProcessesSavingAtOnceAllLand() throws {
             let count = 8
             let running = try (0..<count).map { index in
                 try ChildProcess.start(

@@ -167,8 +167,7 @@ struct SecretServiceStoreTests {
         #expect(try store.load(server: server, account: "empty")?.secret == Secret(bytes: []))
     }
 
-    @Test(.disabled(if: KeyringTestEnvironment.isKeePassXC, "KeePassXC 2.7.4 crashes (SIGSEGV) under concurrent clients; covered on GNOME Keyring"))
-    func concurrentSavesFromManyThreadsAllLand() async throws {
+    @Test func concurrentSavesFromManyThreadsAllLand() async throws {
         try KeyringTestEnvironment.require()
         let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
         let server = "\(KeyringTestEnvironment.uniqueNamespace("threads")).example.org"
