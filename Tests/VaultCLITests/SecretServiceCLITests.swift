@@ -227,9 +227,7 @@ extension SynchronousProcessSuites {
         /// Another client creating and deleting the same item over and over (secret-tool, a
         /// loop): a load finds it or not (0 or 1) and a save lands (0), never "backend
         /// unavailable" for an item that vanished between the search and the read or write.
-        /// GNOME Keyring only (KeePassXC 2.7.4 crashes under such churn).
-        @Test(.disabled(if: ProcessInfo.processInfo.environment["VAULT_WITH_KEEPASSXC"] == "1", "GNOME Keyring only"))
-        func anItemVanishingMidOperationIsNotAnOutage() throws {
+        @Test func anItemVanishingMidOperationIsNotAnOutage() throws {
             let churn = try ChildProcess.start(
                 "/bin/sh",
                 [
@@ -239,7 +237,9 @@ extension SynchronousProcessSuites {
                 environment: env)
             defer {
                 churn.kill()
-                _ = try? secretTool("clear", "user", "A", "server", server)
+                // vault, not secret-tool: once in six runs against KeePassXC a `secret-tool
+                // clear` right after the churn waited past 30 s; vault's calls are bounded.
+                _ = try? vault("remove", "--server", server, "--account", "A")
             }
             var statuses: [Int32: Int] = [:]
             for round in 0..<60 {

@@ -116,8 +116,14 @@ enum ItemCalls {
         guard secret_service_ensure_session_sync(service, cancellable, &error) != 0 else {
             throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no encrypted session")
         }
+        // `GetSecrets` leaves out an item it does not find: KeePassXC answers so for an item
+        // another client deleted after vault's search (GNOME Keyring fails the call), and
+        // libsecret then returns no value and no error. That is a vanished item.
         guard let value = secret_service_get_secret_for_dbus_path_sync(service, path, cancellable, &error) else {
-            throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "the item has no secret")
+            throw GLibError.take(&error)
+                ?? GLibError(
+                    domain: secret_error_get_quark(), code: Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue),
+                    message: "the Secret Service returned no secret for the item (it was deleted meanwhile)")
         }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         var length: gsize = 0
