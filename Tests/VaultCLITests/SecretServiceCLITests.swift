@@ -217,7 +217,7 @@ extension SynchronousProcessSuites {
             let opened = ["string \"plain\"", "\"dh-ietf1024-sha256-aes128-cbc-pkcs7\""]
             let seen = monitor.waitForOutputBlocking(timeout: 10) { output in opened.contains { output.contains($0) } } ?? monitor.output
             #expect(seen.contains("member=OpenSession") || seen.contains("member=GetSecret"), "the monitor saw the load: \(seen.suffix(2000))")
-            if ProcessInfo.processInfo.environment["VAULT_WITH_KEEPASSXC"] == "1" {
+            if KeyringTestEnvironment.isKeePassXC {
                 #expect(seen.contains("\"dh-ietf1024-sha256-aes128-cbc-pkcs7\""), "an encrypted session with KeePassXC")
                 #expect(!seen.contains("string \"plain\""))
                 #expect(!seen.contains(secret), "the secret never crosses the bus in the clear with KeePassXC")
