@@ -134,6 +134,52 @@ struct SecretServiceStoreTests {
         #expect(try runTool("/usr/bin/secret-tool", ["lookup", "user", "dave", "server", server]).status == 1)
     }
 
+    /// A save with a new label leaves one item with the new label and secret. On GNOME
+    /// Keyring that item is a new one and vault never sets the old item's `Label` (the
+    /// write crashed GNOME Keyring 42 while other clients changed items: docs/secret-service.md);
+    /// elsewhere the item keeps its path and gets the label. Seen on the bus with `dbus-monitor`.
+    @Test func aNewLabelIsANewItemOnGNOMEKeyringNeverALabelWrite() throws {
+        try KeyringTestEnvironment.require()
+        let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
+        let server = "\(KeyringTestEnvironment.uniqueNamespace("relabel")).example.org"
+        let key = CredentialKey(server: server, account: "rita")
+        try store.save(Credential(key: key, secret: Secret("first"), label: "first label"))
+        defer { try? store.remove(key) }
+        // The item's whole object path (secret-tool prints only its last part).
+        let itemPaths = { () throws -> [String] in
+            let search = try runTool(
+                "/usr/bin/gdbus",
+                [
+                    "call", "--session", "--timeout", "10", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+                    "--method", "org.freedesktop.Secret.Service.SearchItems", "{'user': 'rita', 'server': '\(server)'}",
+                ])
+            return search.out.split(separator: "'").filter { $0.hasPrefix("/org/freedesktop/secrets/collection/") }.map(String.init)
+        }
+        let before = try itemPaths()
+        let old = try #require(before.first)
+        #expect(before.count == 1, "\(before)")
+
+        // Only calls on the old item's path: other tests share the bus.
+        let monitor = try ChildProcess.start("/usr/bin/dbus-monitor", ["--session", "type='method_call',path='\(old)'"])
+        defer { monitor.kill() }
+        #expect(monitor.waitForOutputBlocking(timeout: 10) { $0.contains("NameLost") } != nil, "dbus-monitor did not start")
+        try store.save(Credential(key: key, secret: Secret("second"), label: "second label"))
+
+        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "second label")])
+        #expect(try store.load(key)?.secret == Secret("second"))
+        let after = try itemPaths()
+        if KeyringTestEnvironment.isKeePassXC {
+            #expect(after == before, "the item keeps its path")
+            let seen = monitor.waitForOutputBlocking(timeout: 10) { $0.contains("member=Set") } ?? monitor.output
+            #expect(seen.contains("member=Set"), "\(seen.suffix(2000))")
+        } else {
+            #expect(after.count == 1 && after != before, "a new item replaced \(before): \(after)")
+            let seen = monitor.waitForOutputBlocking(timeout: 10) { $0.contains("member=Delete") } ?? monitor.output
+            #expect(seen.contains("member=Delete"), "the old item was deleted: \(seen.suffix(2000))")
+            #expect(!seen.contains("member=Set"), "no property of the old item was written: \(seen.suffix(2000))")
+        }
+    }
+
     @Test func itemsWithoutUserAndServerAreNotOurs() throws {
         try KeyringTestEnvironment.require()
         let store = try SecretServiceStore(timeout: KeyringTestEnvironment.callBound, itemLockDirectory: KeyringTestEnvironment.lockDirectory)
@@ -421,7 +467,8 @@ extension SecretServiceStoreTests {
             #expect(try store.load(key)?.secret == Secret(expected.secret))
         }
 
-        try store.save(Credential(key: key, secret: Secret("third")))
+        // Its label kept (each twin's label is its secret), so every keyring updates that item in place.
+        try store.save(Credential(key: key, secret: Secret("third"), label: expected.secret))
         let left = try Self.python(Self.searchItems, vaults)
         #expect(left.count == 2, "vault's one item and the neighbour: \(left)")
         #expect(left.contains { $0 == [Substring(expected.path), "third"] }, "the item load read was updated: \(left)")

@@ -24,7 +24,9 @@ import CLibSecret
 ///   a plain `user`+`server` item), or creates one in the current shape (label default
 ///   `vault: ACCOUNT@SERVER`; never through libsecret's "replace", which in GNOME Keyring
 ///   replaces every item whose attributes include the new ones), then deletes the key's
-///   other items (duplicates, and an item in the shape older vaults wrote);
+///   other items (duplicates, and an item in the shape older vaults wrote). On GNOME
+///   Keyring a new label makes a new item instead of setting the old one's `Label`, a
+///   write that can crash GNOME Keyring 42 while other clients change items;
 /// - `load` returns the key's best, newest item (`FoundItem.isPreferred(to:)`: a total
 ///   order, so with two items of a key every reader and writer picks the same one; a search
 ///   that loses an item while reading its properties searches again, bounded);
@@ -131,7 +133,12 @@ public final class SecretServiceStore: SecureStore {
         let items = try approvedItems(matching: key, in: collection)
         let value = Self.newValue(credential.secret)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        let target = items.filter { $0.shape != .legacy }.preferred
+        let best = items.filter { $0.shape != .legacy }.preferred
+        // GNOME Keyring 42 can crash (SIGSEGV) when an item's Label is set while another
+        // client creates and deletes items (docs/secret-service.md): there a new label
+        // means a new item, and the old one goes with the other duplicates below.
+        let relabels = best.map { $0.label != credential.label } ?? false
+        let target = relabels && collection.implementation == .gnomeKeyring ? nil : best
         // libsecret's calls (the item's proxy, the encrypted session, the write) within
         // vault's bound, not D-Bus's default 25 s.
         let bound = BoundedCall.bound(calls: 5, of: callTimeoutMilliseconds)
@@ -140,7 +147,7 @@ public final class SecretServiceStore: SecureStore {
             if let target {
                 try collection.withItemProxy(target.path, cancellable: cancellable) { (item) throws(VaultError) in
                     try collection.check("store the secret") { error in secret_item_set_secret_sync(item, value, cancellable, &error) }
-                    if target.label != credential.label {
+                    if relabels {
                         try collection.check("set the label") { error in
                             secret_item_set_label_sync(item, credential.label, cancellable, &error)
                         }
