@@ -125,9 +125,10 @@ struct SecretServiceStoreTests {
         #expect(loaded.label == "from secret-tool")
         #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "from secret-tool")])
 
-        // save updates that item in place: still one item, the new secret for both tools.
+        // save, without a label of its own, updates that item in place and keeps its label:
+        // still one item, the new secret for both tools.
         try store.save(Credential(key: key, secret: Secret("vault-secret")))
-        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "vault: dave@\(server)")])
+        #expect(try store.list(server: server) == [CredentialInfo(key: key, label: "from secret-tool")])
         #expect(try runTool("/usr/bin/secret-tool", ["lookup", "user", "dave", "server", server]).out == "vault-secret")
 
         try store.remove(key)

@@ -19,7 +19,8 @@ struct OpenCollection {
 
     private static let itemInterface = "org.freedesktop.Secret.Item"
 
-    /// The program behind the Secret Service, for messages.
+    /// The program behind the Secret Service (from the bus owner's /proc entry): for
+    /// messages, and for KeePassXC's in-place relabel. `.other(nil)` when it cannot be told.
     var implementation: SecretServiceImplementation {
         SecretServiceImplementation.current(connection: connection, timeoutMilliseconds: callTimeoutMilliseconds)
     }

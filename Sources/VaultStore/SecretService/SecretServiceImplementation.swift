@@ -10,10 +10,12 @@ import CLibSecret
 #endif
 
 /// Which program owns `org.freedesktop.secrets`, so that an error can name the real
-/// service and give the fix that applies to it.
+/// service and give the fix that applies to it, and for what only one service needs (how
+/// a secret travels, KeePassXC's in-place relabel).
 ///
 /// Found from the owner's process: the bus's `GetConnectionUnixProcessID`, then the
-/// command name in `/proc/PID/comm`. Asked only when an error is being reported.
+/// command name in `/proc/PID/comm`; `.other(nil)` when that fails (another PID namespace),
+/// so a choice that matters is made only on a positive answer.
 enum SecretServiceImplementation: Equatable {
     case gnomeKeyring
     case keePassXC

@@ -20,13 +20,14 @@ import CLibSecret
 /// vault reads, updates and deletes only items whose attribute set is exactly one vault
 /// writes (or reads, for interop) for the key: the neighbours rule of `ItemShape`. Items of
 /// other applications with the same `user` and `server` are never touched.
-/// - `save` replaces the secret and label of the key's best item (its current shape, else
-///   a plain `user`+`server` item), or creates one in the current shape (label default
+/// - `save` replaces the secret of the key's best item (its current shape, else a plain
+///   `user`+`server` item), keeping its label unless the credential has a label other
+///   than the default, or creates one in the current shape (label default
 ///   `vault: ACCOUNT@SERVER`; never through libsecret's "replace", which in GNOME Keyring
 ///   replaces every item whose attributes include the new ones), then deletes the key's
-///   other items (duplicates, and an item in the shape older vaults wrote). On GNOME
-///   Keyring a new label makes a new item instead of setting the old one's `Label`, a
-///   write that can crash GNOME Keyring 42 while other clients change items;
+///   other items (duplicates, and an item in the shape older vaults wrote). A new label
+///   makes a new item (KeePassXC's entry alone is relabelled in place): setting an item's
+///   `Label` can crash GNOME Keyring 42 while other clients change items;
 /// - `load` returns the key's best, newest item (`FoundItem.isPreferred(to:)`: a total
 ///   order, so with two items of a key every reader and writer picks the same one; a search
 ///   that loses an item while reading its properties searches again, bounded);
@@ -134,11 +135,16 @@ public final class SecretServiceStore: SecureStore {
         let value = Self.newValue(credential.secret)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         let best = items.filter { $0.shape != .legacy }.preferred
-        // GNOME Keyring 42 can crash (SIGSEGV) when an item's Label is set while another
-        // client creates and deletes items (docs/secret-service.md): there a new label
-        // means a new item, and the old one goes with the other duplicates below.
-        let relabels = best.map { $0.label != credential.label } ?? false
-        let target = relabels && collection.implementation == .gnomeKeyring ? nil : best
+        // A save without a label of its own (the default one) keeps the item's label: git's
+        // `Git: URL`, or one given before. The keyring's items are the user's.
+        let label = best.map { credential.label == Credential.defaultLabel(for: key) ? $0.label : credential.label } ?? credential.label
+        let relabels = best.map { $0.label != label } ?? false
+        // Setting an item's Label while another client creates and deletes items crashes
+        // GNOME Keyring 42 (SIGSEGV; docs/secret-service.md). So a new label is a new item,
+        // and the old one goes with the duplicates below, except on KeePassXC, which keeps
+        // the entry (and its history). Not "unless GNOME Keyring": a service vault cannot
+        // name (another PID namespace, a failed lookup) may be GNOME Keyring.
+        let target = relabels && collection.implementation != .keePassXC ? nil : best
         // libsecret's calls (the item's proxy, the encrypted session, the write) within
         // vault's bound, not D-Bus's default 25 s.
         let bound = BoundedCall.bound(calls: 5, of: callTimeoutMilliseconds)
@@ -149,7 +155,7 @@ public final class SecretServiceStore: SecureStore {
                     try collection.check("store the secret") { error in secret_item_set_secret_sync(item, value, cancellable, &error) }
                     if relabels {
                         try collection.check("set the label") { error in
-                            secret_item_set_label_sync(item, credential.label, cancellable, &error)
+                            secret_item_set_label_sync(item, label, cancellable, &error)
                         }
                     }
                 }
@@ -161,8 +167,10 @@ public final class SecretServiceStore: SecureStore {
             do throws(VaultError) {
                 try collection.delete(other, doing: "remove an older item of the same key (the new secret is saved)")
             } catch {
-                // Housekeeping only: the new secret is stored and `load` prefers it.
+                // Housekeeping only: the new secret is stored and `load` prefers it. But an
+                // older secret stays in the keyring (one being rotated away, maybe): say so.
                 guard case .notApproved = error else { throw error }
+                notice?("the new secret is saved, but an older item of the same key stays in the keyring (\(error.description)); the next save removes it")
             }
         }
     }

@@ -19,7 +19,7 @@ struct SaveCommand: ParsableCommand {
             """)
 
     @OptionGroup var item: ItemOptions
-    @Option(help: "A human-readable label (default: \"vault: ACCOUNT@SERVER\").")
+    @Option(help: "A human-readable label (default: the keyring item's own, else \"vault: ACCOUNT@SERVER\").")
     var label: String?
     @OptionGroup(title: "Store options") var backendChoice: BackendChoice
     @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
