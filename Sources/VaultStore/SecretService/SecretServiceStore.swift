@@ -170,7 +170,9 @@ public final class SecretServiceStore: SecureStore {
                 // Housekeeping only: the new secret is stored and `load` prefers it. But an
                 // older secret stays in the keyring (one being rotated away, maybe): say so.
                 guard case .notApproved = error else { throw error }
-                notice?("the new secret is saved, but an older item of the same key stays in the keyring (\(error.description)); the next save removes it")
+                notice?(
+                    "the new secret is saved, but an older item of the same key stays in the keyring (\(error.description)); "
+                        + "the next save removes it")
             }
         }
     }
