@@ -263,6 +263,39 @@ extension SynchronousProcessSuites {
             #expect(statuses[0, default: 0] > 0, "\(statuses)")
         }
 
+        /// Where vault cannot name the service (another PID namespace, as in a container that
+        /// shares the session bus: the bus owner's pid means nothing there), a new label is a
+        /// new item too, never the `Label` write that can crash GNOME Keyring (attack review 42).
+        @Test(.enabled(if: !KeyringTestEnvironment.isKeePassXC && PIDNamespace.available))
+        func aServiceVaultCannotNameIsNeverRelabelledInPlace() throws {
+            #expect(try vault("save", "--server", server, "--account", "N", "--label", "one", stdin: secret).status == 0)
+            defer { _ = try? vault("remove", "--server", server, "--account", "N") }
+            let monitor = try ChildProcess.start(
+                "/usr/bin/dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.DBus.Properties',member='Set'"],
+                environment: env)
+            defer { monitor.kill() }
+            #expect(monitor.waitForOutputBlocking(timeout: 10) { $0.contains("NameLost") } != nil, "dbus-monitor did not start")
+            let saved = try ChildProcess.run(
+                "/usr/bin/unshare",
+                ["--pid", "--fork", "--mount-proc", VaultProcess.vaultPath, "save", "--server", server, "--account", "N", "--label", "two"],
+                environment: env, stdin: Data((secret + "2").utf8))
+            #expect(saved.status == 0, "\(saved.err)")
+            expectNoLeak(saved)
+            // A Set the monitor must see after any Set of the save (to a path no object has).
+            _ = try ChildProcess.run(
+                "/usr/bin/gdbus",
+                [
+                    "call", "--session", "--timeout", "5", "--dest", "org.freedesktop.secrets", "--object-path", "/vault/test/marker",
+                    "--method", "org.freedesktop.DBus.Properties.Set", "org.freedesktop.Secret.Item", "Label", "<'marker-4f1e'>",
+                ], environment: env)
+            let seen = monitor.waitForOutputBlocking(timeout: 10) { $0.contains("marker-4f1e") } ?? monitor.output
+            #expect(seen.contains("marker-4f1e"), "the monitor saw the marker: \(seen.suffix(2000))")
+            #expect(!seen.contains("\"two\""), "no Label write: \(seen.suffix(2000))")
+            let listed = try vault("list", "--server", server)
+            #expect(listed.out == "\(server)\tN\ttwo\n", "one item, the new label: \(listed.out)")
+            #expect(try vault("load", "--server", server, "--account", "N").out == secret + "2")
+        }
+
         @Test func noSecretInOutputOrVerboseLogs() throws {
             var outputs: [ProcessResult] = []
             outputs.append(try vault("save", "--server", server, "--account", "A", "--label", "leak check", "-v", stdin: secret))
@@ -358,4 +391,17 @@ final class RunningKeyringProcess: Sendable {
 struct CLIKeyringError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Whether this process may run a command in a PID namespace of its own (`unshare --pid`
+/// needs CAP_SYS_ADMIN): read from /proc, so that deciding starts no child on the pool.
+enum PIDNamespace {
+    static let available: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+            let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+            let mask = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << 21) != 0
+    }()
 }
