@@ -53,6 +53,16 @@ test_pass_everyday='CommandShapeTests|StatusCLITests|NotFoundHintTests|RequestOu
 test_pass_everyday+='|DocsExamplesTests|ChildSignalTests|PackagingTests|EverydayAttackTests'
 test_pass_signin='AuthCLITests|SignInCLITests|ExecCLITests|HTTPAttackTests|PrivateDirectoryRuleTests|LogoutReportTests|AgentEndToEndTests'
 
+# A pass's bound in seconds, widened as the tests' own bounds are under a sanitizer
+# (Sanitizer.slowdown: 3 under AddressSanitizer, 5 under ThreadSanitizer).
+test_pass_bound() {
+    case "${VAULT_TEST_SANITIZER:-}" in
+        address) echo $(($1 * 3)) ;;
+        thread) echo $(($1 * 5)) ;;
+        *) echo "$1" ;;
+    esac
+}
+
 test_pass_command() {
     # shellcheck disable=SC2154 # swift_test and vault_bin are the caller's
     case "$1" in
@@ -66,15 +76,15 @@ test_pass_command() {
         # libsecret: a process of its own
         provider) test_pass_cmd=(env VAULT_BIN="$vault_bin/vault" Scripts/with-vault-secret-service "${swift_test[@]}"
             --filter 'SecretServiceProviderContractTests') ;;
-        keepassxc-store) test_pass_cmd=(timeout --kill-after=10 300 Scripts/with-keepassxc "${swift_test[@]}" --no-parallel
-            --filter 'SecretServiceStoreTests') ;;
-        keepassxc-cli) test_pass_cmd=(timeout --kill-after=10 300 Scripts/with-keepassxc "${swift_test[@]}" --no-parallel
-            --filter 'SecretServiceCLITests') ;;
+        keepassxc-store) test_pass_cmd=(timeout --kill-after=10 "$(test_pass_bound 300)" Scripts/with-keepassxc "${swift_test[@]}"
+            --no-parallel --filter 'SecretServiceStoreTests') ;;
+        keepassxc-cli) test_pass_cmd=(timeout --kill-after=10 "$(test_pass_bound 300)" Scripts/with-keepassxc "${swift_test[@]}"
+            --no-parallel --filter 'SecretServiceCLITests') ;;
         # KeePassXC's own behaviours, an instance per test (KeePassXCTests starts them): a pass
         # of its own, so that an instance dying mid-test (KeePassXC 2.7.4, SIGSEGV; a fresh
         # clone's cli pass saw one) gets the KeePassXC passes' second try.
-        keepassxc-own) test_pass_cmd=(timeout --kill-after=10 900 Scripts/with-keyring "${swift_test[@]}" --no-parallel
-            --filter 'KeePassXCTests') ;;
+        keepassxc-own) test_pass_cmd=(timeout --kill-after=10 "$(test_pass_bound 900)" Scripts/with-keyring "${swift_test[@]}"
+            --no-parallel --filter 'KeePassXCTests') ;;
         *) return 1 ;;
     esac
 }
