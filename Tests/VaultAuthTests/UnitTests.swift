@@ -182,6 +182,23 @@ struct URLPolicyTests {
         #expect(allowed(url), "\(url)")
     }
 
+    /// Foundation's `user` and `password` are the *decoded* parts, nil when they do not
+    /// decode (`%aa` is no UTF-8): such a URL still hides its host behind user info (found
+    /// by the device-authorization fuzz target in a fresh-clone CI run).
+    @Test(
+        "user info is refused, even when it does not percent-decode",
+        arguments: [
+            "https://accounts.example.com@evil.example/device", "https://u:p@example.com/", "https://@example.com/",
+            "https://good%aaexample.com@evil.example/device", "https://a:%ff@evil.example/", "http://%zz@127.0.0.1/",
+        ])
+    func userInfoRefused(url: String) {
+        guard case .invalidRequest(let why, _) = refusal(url) else {
+            Issue.record("\(url) should be refused, got \(String(describing: refusal(url)))")
+            return
+        }
+        #expect(why.contains("user info"), "\(why)")
+    }
+
     @Test("the refusal message carries no user info or query")
     func redactedMessage() {
         let error = refusal("http://user:hunter2@example.com/x?token=abc")

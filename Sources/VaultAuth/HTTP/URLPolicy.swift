@@ -13,7 +13,12 @@ public enum URLPolicy {
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             throw .invalidRequest("not an absolute http(s) URL: \(redacted(url))")
         }
-        guard url.user == nil, url.password == nil else {
+        // The raw parts: `url.user` is the decoded one, nil when it does not decode (`%aa`).
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw .invalidRequest("not an absolute http(s) URL: \(redacted(url))")
+        }
+        guard url.user == nil, url.password == nil, components.percentEncodedUser == nil, components.percentEncodedPassword == nil
+        else {
             throw .invalidRequest("refusing a URL with user info (user@host): \(redacted(url))")
         }
         switch scheme {
