@@ -105,7 +105,7 @@ enum LoopbackRedirect {
 
     /// Whether `uri` is an `http` URL on a loopback address (`127.0.0.1`, `[::1]`, `localhost`).
     static func isLoopback(_ uri: String) -> Bool {
-        guard let components = URLComponents(string: uri), components.scheme == "http", components.user == nil,
+        guard let components = URLComponents(string: uri), components.scheme == "http", components.percentEncodedUser == nil,
             let host = components.host
         else { return false }
         return ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host)
