@@ -164,6 +164,8 @@ struct URLPolicyTests {
         arguments: [
             "http://example.com/api", "http://10.0.0.1:8080/", "http://192.168.1.10/", "http://127.0.0.1.nip.io/",
             "http://localhost.example.com/", "http://[2001:db8::1]/", "http://0x7f.0.0.1/", "ftp://127.0.0.1/x",
+            // Ports outside 1...65535 (swift-nio trapped on 70000 for an IP host: attack review 43).
+            "http://127.0.0.1:70000/x", "https://127.0.0.1:65536/", "https://example.com:0/", "https://example.com:999999/",
         ])
     func refused(url: String) {
         guard case .invalidRequest = refusal(url) else {
@@ -176,7 +178,8 @@ struct URLPolicyTests {
         "http to loopback and https anywhere are allowed",
         arguments: [
             "http://127.0.0.1:8080/api", "http://127.1.2.3/", "http://[::1]:9000/x", "http://localhost/",
-            "http://LOCALHOST:80/", "https://example.com/api", "https://10.0.0.1/",
+            "http://LOCALHOST:80/", "https://example.com/api", "https://10.0.0.1/", "https://example.com:65535/", "https://example.com:/x",
+            "https://[::1]:443/",
         ])
     func allowedURLs(url: String) {
         #expect(allowed(url), "\(url)")

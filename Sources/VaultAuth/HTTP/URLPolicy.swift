@@ -21,6 +21,9 @@ public enum URLPolicy {
         else {
             throw .invalidRequest("refusing a URL with user info (user@host): \(redacted(url))")
         }
+        guard hasUsablePort(components) else {
+            throw .invalidRequest("refusing a URL whose port is not 1 to 65535: \(redacted(url))")
+        }
         switch scheme {
         case "https": return
         case "http":
@@ -31,6 +34,14 @@ public enum URLPolicy {
         default:
             throw .invalidRequest("unsupported URL scheme \(TextEscaping.escaped(scheme))")
         }
+    }
+
+    /// True when the port as written is absent, empty or 1...65535: swift-nio traps on a
+    /// greater one (an IP host), and Foundation reads one that overflows as no port at all.
+    static func hasUsablePort(_ components: URLComponents) -> Bool {
+        guard let range = components.rangeOfPort, let text = components.string?[range], !text.isEmpty else { return true }
+        guard text.utf8.count <= 5, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(text) else { return false }
+        return (1...65535).contains(port)
     }
 
     /// True for 127.0.0.0/8 (dotted decimal, four parts, no leading zeros, no signs), ::1
