@@ -13,12 +13,11 @@ public enum URLPolicy {
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             throw .invalidRequest("not an absolute http(s) URL: \(redacted(url))")
         }
-        // The raw parts: `url.user` is the decoded one, nil when it does not decode (`%aa`).
+        // The raw parts, not `url.user`: that is the decoded one, nil when it does not decode (`%aa`).
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             throw .invalidRequest("not an absolute http(s) URL: \(redacted(url))")
         }
-        guard url.user == nil, url.password == nil, components.percentEncodedUser == nil, components.percentEncodedPassword == nil
-        else {
+        guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil else {
             throw .invalidRequest("refusing a URL with user info (user@host): \(redacted(url))")
         }
         guard hasUsablePort(components) else {

@@ -137,7 +137,7 @@ public final class SecretServiceStore: SecureStore {
         let best = items.filter { $0.shape != .legacy }.preferred
         // A save without a label of its own (the default one) keeps the item's label: git's
         // `Git: URL`, or one given before. The keyring's items are the user's.
-        let label = best.map { credential.label == Credential.defaultLabel(for: key) ? $0.label : credential.label } ?? credential.label
+        let label = credential.label == Credential.defaultLabel(for: key) ? best?.label ?? credential.label : credential.label
         let relabels = best.map { $0.label != label } ?? false
         // Setting an item's Label while another client creates and deletes items crashes
         // GNOME Keyring 42 (SIGSEGV; docs/secret-service.md). So a new label is a new item,
