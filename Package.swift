@@ -19,7 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "VaultStore", targets: ["VaultStore"]),
-        .library(name: "VaultAuth", targets: ["VaultAuth"]),
+        .library(name: "VaultAuth", targets: ["VaultAuth", "VaultHTTPClient"]),
         .library(name: "VaultTesting", targets: ["VaultTesting"]),
         // The fuzz targets, for the Fuzz package's libFuzzer binary (Scripts/fuzz).
         .library(name: "VaultFuzzing", targets: ["VaultFuzzing"]),
@@ -68,7 +68,6 @@ let package = Package(
             dependencies: [
                 "VaultSync",
                 "VaultStore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -77,13 +76,31 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // VaultAuth's `HTTPTransport` on AsyncHTTPClient (and swift-nio-ssl): a module of its
+        // own, so that VaultAuth's parsers and policy build without a TLS stack (the fuzz build).
+        .target(
+            name: "VaultHTTPClient",
+            dependencies: [
+                "VaultSync", "VaultStore", "VaultAuth",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // What vault reads and writes in etcd: the v3 gateway's JSON and the fleet's sealed
+        // records. No networking, so the fuzz build needs no HTTP client.
+        .target(
+            name: "VaultEtcdFormat",
+            dependencies: ["VaultStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The fleet backend: etcd's v3 JSON gateway, end-to-end encrypted items, the fleet-wide
         // refresh lock. Its own module, so the `vault` executable carries no networking.
         .target(
             name: "VaultEtcd",
             dependencies: [
                 "VaultSync",
-                "VaultStore",
+                "VaultStore", "VaultEtcdFormat",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -128,6 +145,7 @@ let package = Package(
                 "VaultStore",
                 "VaultStoreCLI",
                 "VaultAuth",
+                "VaultHTTPClient",
                 "VaultAgent",
                 "VaultAgentProtocol",
                 "VaultEtcd",
@@ -166,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "VaultBench",
             dependencies: [
-                "VaultStore", "VaultAuth", "VaultEtcd", "AuthServer",
+                "VaultStore", "VaultAuth", "VaultHTTPClient", "VaultEtcd", "AuthServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,7 +196,7 @@ let package = Package(
             name: "VaultFuzzing",
             dependencies: [
                 "VaultSync",
-                "VaultStore", "VaultAuth", "VaultEtcd", "VaultAgentProtocol", "GitCredential", "VaultSecretService",
+                "VaultStore", "VaultAuth", "VaultEtcdFormat", "VaultAgentProtocol", "GitCredential", "VaultSecretService",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -197,18 +215,20 @@ let package = Package(
                 "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "VaultAgentProtocol", "AuthServer", "VaultTestSupport", "vault",
                 "vault-auth", "vault-auth-server",
             ]),
-        .testTarget(name: "VaultEtcdTests", dependencies: ["VaultSync", "VaultEtcd", "VaultStore", "VaultTesting", "VaultTestSupport"]),
+        .testTarget(
+            name: "VaultEtcdTests",
+            dependencies: ["VaultSync", "VaultEtcd", "VaultEtcdFormat", "VaultStore", "VaultTesting", "VaultTestSupport"]),
         .testTarget(
             name: "VaultAuthTests",
             dependencies: [
                 "VaultSync",
-                "VaultAuth", "AuthServer", "VaultTesting", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+                "VaultAuth", "VaultHTTPClient", "AuthServer", "VaultTesting", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
             ]),
         .testTarget(
             name: "VaultAgentTests",
             dependencies: [
                 "VaultSync",
-                "VaultAgent", "VaultAgentProtocol", "VaultAuth", "VaultStore", "AuthServer", "VaultTesting", "VaultTestSupport",
+                "VaultAgent", "VaultAgentProtocol", "VaultAuth", "VaultHTTPClient", "VaultStore", "AuthServer", "VaultTesting", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
@@ -218,7 +238,7 @@ let package = Package(
                 "VaultSync",
                 "VaultSecretService", "VaultStore", "VaultTesting", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultTestSupport"]),
+        .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultEtcdFormat", "VaultTestSupport"]),
         .testTarget(
             name: "AuthServerTests",
             dependencies: ["AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

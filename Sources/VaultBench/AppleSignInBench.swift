@@ -5,6 +5,7 @@ import AuthServer
 import Crypto
 import Foundation
 import VaultAuth
+import VaultHTTPClient
 import VaultStore
 
 /// Issue 13 figures: Sign in with Apple's server half in process, against the reference

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import VaultAuth
 import VaultEtcd
+import VaultHTTPClient
 @_spi(Benchmarks) import VaultStore
 
 /// Issue 15's figures (inside `Scripts/with-etcd`, a three-member cluster on loopback):

@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import Synchronization
 import VaultAuth
+import VaultHTTPClient
 import VaultStore
 
 /// Issue 4 and 5 figures: Requester throughput against a raw AsyncHTTPClient with a

@@ -7,6 +7,7 @@ import Foundation
 import JWTKit
 import NIOCore
 import VaultAuth
+import VaultHTTPClient
 import VaultStore
 
 /// Issue 11 figures: from the browser's redirect to the loopback listener until the tokens

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import VaultAuth
+import VaultHTTPClient
 import VaultStore
 import VaultStoreCLI
 

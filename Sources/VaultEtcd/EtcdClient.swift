@@ -6,6 +6,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import VaultEtcdFormat
 import VaultStore
 import VaultSync
 

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import VaultEtcdFormat
 import VaultStore
 
 /// A key's value and the revision it was last written at.

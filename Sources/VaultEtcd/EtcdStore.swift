@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Crypto
+import VaultEtcdFormat
 import VaultStore
 import VaultSync
 

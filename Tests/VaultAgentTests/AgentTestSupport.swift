@@ -8,6 +8,7 @@ import Testing
 import VaultAgent
 import VaultAgentProtocol
 import VaultAuth
+import VaultHTTPClient
 import VaultStore
 import VaultTestSupport
 import VaultTesting

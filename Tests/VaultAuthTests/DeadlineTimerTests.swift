@@ -8,6 +8,7 @@ import VaultSync
 import VaultTestSupport
 
 @testable import VaultAuth
+@testable import VaultHTTPClient
 
 /// The transport's one-timer deadlines, on a real event loop: each fires at its time and
 /// never early, a cancelled one never, and an earlier one added later is not held up by a

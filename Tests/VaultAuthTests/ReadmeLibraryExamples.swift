@@ -3,6 +3,7 @@
 
 import Foundation
 import VaultAuth
+import VaultHTTPClient
 import VaultStore
 
 /// The README's "Using the libraries" examples, compiled with the tests: each ```swift

@@ -4,6 +4,7 @@
 import AuthServer
 import Foundation
 import Testing
+import VaultHTTPClient
 import VaultStore
 import VaultTestSupport
 import VaultTesting

@@ -5,6 +5,7 @@ import AuthServer
 import Foundation
 import Logging
 import Testing
+import VaultHTTPClient
 import VaultStore
 import VaultTestSupport
 import VaultTesting

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import VaultEtcdFormat
 import VaultStore
 import VaultSync
 import VaultTestSupport

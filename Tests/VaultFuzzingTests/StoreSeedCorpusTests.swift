@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-import VaultEtcd
+import VaultEtcdFormat
 import VaultFuzzing
 import VaultStore
 import VaultTestSupport

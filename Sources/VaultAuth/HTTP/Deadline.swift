@@ -11,7 +11,7 @@ import VaultStore
 /// body cannot hold a command (or a refresh lock) past the deadline. The timer is an
 /// event-loop task (`schedule`), not a sleeping Swift task, so the happy path costs one
 /// task and no wake-up of a timer.
-func withDeadline<T: Sendable>(
+package func withDeadline<T: Sendable>(
     _ timeout: Duration, schedule: (Duration, @escaping @Sendable () -> Void) -> (@Sendable () -> Void),
     expired: @escaping @Sendable () -> AuthError,
     _ operation: @escaping @Sendable () async throws(AuthError) -> T

@@ -42,7 +42,7 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     /// The header fields in the order received.
     public var headers: [(name: String, value: String)]
-    /// The whole body, at most the transport's limit (``AsyncHTTPTransport/maximumBodySize``).
+    /// The whole body, at most the transport's limit (`AsyncHTTPTransport.maximumBodySize` in VaultHTTPClient).
     public var body: [UInt8]
 
     /// Creates a response (transports and test fakes do); by default without headers or body.

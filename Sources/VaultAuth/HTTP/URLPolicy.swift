@@ -88,7 +88,7 @@ public enum URLPolicy {
 
     /// The URL without user info, query or fragment, control characters escaped, for
     /// messages.
-    static func redacted(_ url: URL) -> String {
+    package static func redacted(_ url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.user = nil
         components?.password = nil

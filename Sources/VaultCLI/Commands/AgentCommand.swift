@@ -6,6 +6,7 @@ import Logging
 import VaultAgent
 import VaultAgentProtocol
 import VaultAuth
+import VaultHTTPClient
 import VaultSecretService
 import VaultStore
 import VaultStoreCLI

@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
-import VaultEtcd
+import VaultEtcdFormat
 
 /// etcd's v3 JSON gateway answers (``EtcdWire``), decoded as ``EtcdClient`` decodes them: a
 /// fresh `JSONDecoder` with its default settings, every call's answer wrapped in

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import VaultEtcd
+import VaultEtcdFormat
 import VaultStore
 
 /// The fleet records the fleet targets know: one fixed key (fixed passphrase and salt, the

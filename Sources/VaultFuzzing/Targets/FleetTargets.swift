@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import VaultEtcd
+import VaultEtcdFormat
 import VaultStore
 
 /// The fleet's records in etcd (``FleetFormat``, docs/fleet.md): the parameters record and

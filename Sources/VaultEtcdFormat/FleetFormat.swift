@@ -27,11 +27,11 @@ import VaultStore
 /// parameters record checks the passphrase, names hide servers and accounts, and a value
 /// moved to another key (or another prefix) fails authentication.
 package enum FleetFormat {
-    static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x45, 0x0D, 0x0A, 0x1A, 0x0A]
-    static let version: UInt16 = 1
+    package static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x45, 0x0D, 0x0A, 0x1A, 0x0A]
+    package static let version: UInt16 = 1
     package static let signedSize = 53
-    static let recordSize = 85
-    static let itemFormat: UInt8 = 1
+    package static let recordSize = 85
+    package static let itemFormat: UInt8 = 1
 
     /// The parameters record's fields.
     package struct Parameters: Sendable, Equatable {
@@ -61,7 +61,7 @@ package enum FleetFormat {
     }
 
     /// The unsigned bytes of a parameters record.
-    static func signedBytes(_ parameters: Parameters) -> [UInt8] {
+    package static func signedBytes(_ parameters: Parameters) -> [UInt8] {
         var writer = ByteWriter(capacity: recordSize)
         writer.append(raw: magic)
         writer.append(version)
@@ -110,7 +110,7 @@ package enum FleetFormat {
     }
 
     /// The hidden name of an item: 64 hex digits.
-    static func name(of key: CredentialKey, keys: Keys) -> String {
+    package static func name(of key: CredentialKey, keys: Keys) -> String {
         var writer = ByteWriter()
         writer.appendField(key.kind.rawValue.utf8)
         writer.appendField(key.server.utf8)
@@ -120,21 +120,21 @@ package enum FleetFormat {
 
     /// What every name of a fleet key in the key cache starts with, so that `vault lock
     /// --backend etcd` can drop them all without asking etcd anything.
-    static let cachePrefix = KeyCachePolicy.fleetKeyPrefix
+    package static let cachePrefix = KeyCachePolicy.fleetKeyPrefix
 
     /// The name the fleet's key is kept under in the key cache: ``cachePrefix`` and 32 hex
     /// digits of a hash of the etcd cluster's id (`cluster_id`), the prefix and the
     /// parameters record (work factor and salt), so a key is only ever tried on the fleet
     /// it was derived for: a parameters record copied to another cluster (under the same
     /// prefix) does not find it. Nothing readable about any of them.
-    static func cacheName(clusterID: String, prefix: String, record: [UInt8]) -> String {
+    package static func cacheName(clusterID: String, prefix: String, record: [UInt8]) -> String {
         let digest = SHA256.hash(data: Array("vault etcd key cache v2\u{0}\(clusterID)\u{0}\(prefix)\u{0}".utf8) + record)
         return cachePrefix + hex(digest.prefix(16))
     }
 
     /// The hidden name of an account's refresh lock: from the same key as item names but
     /// another domain, so etcd cannot tell which item a lock belongs to.
-    static func lockName(server: String, account: String, keys: Keys) -> String {
+    package static func lockName(server: String, account: String, keys: Keys) -> String {
         var writer = ByteWriter()
         writer.appendField("refresh lock".utf8)
         writer.appendField(server.utf8)
@@ -143,7 +143,7 @@ package enum FleetFormat {
     }
 
     /// True for a name of the shape ``name(of:keys:)`` makes: 64 lower-case hex digits.
-    static func isItemName(_ name: Substring) -> Bool {
+    package static func isItemName(_ name: Substring) -> Bool {
         name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
@@ -152,7 +152,7 @@ package enum FleetFormat {
     }
 
     /// `credential` sealed for the etcd key `itemKey`.
-    static func seal(_ credential: Credential, keys: Keys, itemKey: String) throws(VaultError) -> [UInt8] {
+    package static func seal(_ credential: Credential, keys: Keys, itemKey: String) throws(VaultError) -> [UInt8] {
         try seal(credential, keys: keys, itemKey: itemKey, nonce: AES.GCM.Nonce())
     }
 

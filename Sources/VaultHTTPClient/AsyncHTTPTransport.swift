@@ -5,6 +5,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import VaultAuth
 import VaultStore
 import VaultSync
 
@@ -129,14 +130,6 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return "a request header has characters HTTP does not allow (its value is not shown)"
         }
         return TextEscaping.escaped(text)
-    }
-}
-
-extension TimeAmount {
-    /// The same span as `duration`, to the nanosecond.
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 

@@ -90,7 +90,7 @@ package enum EtcdWire {
     package static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
 
     /// The end of the range of every key that starts with `prefix` (etcd's `--prefix`).
-    static func prefixEnd(_ prefix: String) -> [UInt8] {
+    package static func prefixEnd(_ prefix: String) -> [UInt8] {
         var bytes = Array(prefix.utf8)
         while let last = bytes.last {
             if last < 0xFF {

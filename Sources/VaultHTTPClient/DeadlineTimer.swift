@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import NIOCore
+import VaultAuth
 import VaultSync
 
 /// Many deadlines on one event-loop timer: what `withDeadline` schedules for every
