@@ -42,7 +42,7 @@ public struct AuthSession: Sendable {
     /// The provider the settings describe.
     public func provider(for settings: LoginSettings) throws(AuthError) -> any AuthProvider {
         guard let base = URL(string: settings.serverURL) else {
-            throw .invalidRequest("not a URL: \(settings.serverURL)")
+            throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: settings.serverURL))")
         }
         // Every exchange, logins and refreshes included, has the one deadline of the configuration.
         let timeout = configuration.requestTimeout
@@ -226,7 +226,7 @@ public struct AuthSession: Sendable {
     /// query is resolved against the server URL; an absolute URL must have the server's
     /// origin. The `Requester` checks the origin again on what it actually sends.
     public func resolve(_ target: String, settings: LoginSettings) throws(AuthError) -> URL {
-        guard let base = URL(string: settings.serverURL) else { throw .invalidRequest("not a URL: \(settings.serverURL)") }
+        guard let base = URL(string: settings.serverURL) else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: settings.serverURL))") }
         return try RequestTarget.resolve(target, against: base)
     }
 }

@@ -210,6 +210,27 @@ struct URLPolicyTests {
         #expect(!(error?.description.contains("abc") ?? true))
     }
 
+    /// What the user meant as a URL may not parse, and its user info or query may still be
+    /// a secret: every "not a URL" message shows it through `redacted(text:)` (an attack review found them echoed).
+    @Test(
+        "a text that is not a URL loses its user info and query in messages",
+        arguments: [
+            ("https://user:hunter2@", "https://…@"), ("user:hunter2@host/x", "…@host/x"),
+            ("https://u:hunter2?@h/p?q=hunter2", "https://…@h/p"), ("https://h/a#hunter2", "https://h/a"),
+            ("https://h/?next=https://u:hunter2@e", "https://…@e"), ("https://h/\u{1B}[2J", "https://h/\\x1b[2J"),
+        ])
+    func redactedText(text: String, shown: String) {
+        let redacted = URLPolicy.redacted(text: text)
+        #expect(!redacted.contains("hunter2"), "\(redacted)")
+        #expect(redacted == shown, "\(redacted)")
+    }
+
+    @Test("a long text is cut to 200 characters in messages")
+    func redactedLongText() {
+        let redacted = URLPolicy.redacted(text: "https://example.com/" + String(repeating: "a", count: 5000))
+        #expect(redacted.count == 201 && redacted.hasSuffix("…"), "\(redacted.count)")
+    }
+
     let post = HTTPRequest(
         method: "POST", url: URL(string: "https://api.example.com/submit")!,
         headers: [("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Content-Type", "application/json"), ("X-Other", "1")],

@@ -27,6 +27,9 @@ struct SignInBadInputTests {
         (login + ["--provider", "oauth2", "--device", "--grant", "password", "--token-url", "https://id.example.com/t"], "contradict"),
         (login + ["--provider", "oidc", "--issuer", "http://id.example.com", "--client-id", "c"], "refusing plain http"),
         (["unlock", "--ttl", "0"], "--ttl must be"),
+        // A URL that does not parse is shown without its user info (an attack review found them echoed).
+        (login + ["--provider", "oauth2", "--client-id", "c", "--token-url", "u:hunter2@"], "not a URL: …@"),
+        (login + ["--provider", "apple", "--client-id", "c", "--apple-url", "u:hunter2@"], "not a URL: …@"),
     ]
 
     @Test("each is refused with exit 2 and one line", arguments: cases)
@@ -35,6 +38,7 @@ struct SignInBadInputTests {
         #expect(result.status == 2, "\(result.err)")
         #expect(result.err.contains(message), "\(result.err)")
         #expect(result.err.split(separator: "\n").count == 1 && result.out.isEmpty)
+        #expect(!result.err.contains("hunter2"), "\(result.err)")
     }
 
     @Test("a VAULT_KEY_CACHE_TTL that is not whole seconds up to a week: exit 2, one line")

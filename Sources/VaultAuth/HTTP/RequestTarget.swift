@@ -25,7 +25,7 @@ public enum RequestTarget {
         }
         let url: URL
         if hasScheme(target) {
-            guard let absolute = URL(string: target) else { throw .invalidRequest("not a URL: \(TextEscaping.escaped(target))") }
+            guard let absolute = URL(string: target) else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: target))") }
             url = absolute
         } else {
             guard !target.hasPrefix("//") else {

@@ -96,4 +96,19 @@ public enum URLPolicy {
         components?.fragment = nil
         return TextEscaping.escaped(components?.string ?? "<url>")
     }
+
+    /// `text`, a URL or what was meant to be one, for a message: what lies between the start
+    /// of its authority and its last `@` (user info, even one that does not parse) becomes
+    /// `…@`, what follows the first `?` or `#` is left out, control characters are escaped
+    /// and at most 200 characters are kept.
+    public static func redacted(text: String) -> String {
+        var rest = Substring(text)
+        let authority = rest.range(of: "://")?.upperBound ?? rest.startIndex
+        if let at = rest.lastIndex(of: "@"), at >= authority {
+            rest = Substring(rest[..<authority] + "…@" + rest[rest.index(after: at)...])
+        }
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        let kept = rest.count > 200 ? rest.prefix(200) + "…" : String(rest)
+        return TextEscaping.escaped(kept)
+    }
 }

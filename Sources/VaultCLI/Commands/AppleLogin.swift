@@ -38,10 +38,10 @@ extension LoginCommand {
     func signInWithApple() async throws(AuthError) {
         guard let clientID, !clientID.isEmpty else { throw .invalidRequest("--provider apple needs --client-id") }
         let base = apple.appleURL ?? AppleSettings.defaultBaseURL
-        guard let baseURL = URL(string: base), baseURL.host != nil else { throw .invalidRequest("not a URL: \(base)") }
+        guard let baseURL = URL(string: base), baseURL.host != nil else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: base))") }
         try URLPolicy.check(baseURL)
         if let redirect = apple.redirectURI, URL(string: redirect)?.host == nil {
-            throw .invalidRequest("not a URL: \(redirect)")
+            throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: redirect))")
         }
         if clientSecretFile != nil || tokenURL != nil || issuer != nil || authorizationURL != nil || device {
             throw .invalidRequest("--provider apple takes neither --client-secret-file nor other endpoints, --issuer or --device")

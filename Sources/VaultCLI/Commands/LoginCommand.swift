@@ -130,7 +130,7 @@ struct LoginCommand: AsyncParsableCommand {
                 throw .invalidRequest("--device and --grant \(grant.rawValue) contradict each other")
             }
             for url in [tokenURL, authorizationURL, deviceURL, revocationURL, issuer].compactMap({ $0 }) {
-                guard let parsed = URL(string: url), parsed.host != nil else { throw .invalidRequest("not a URL: \(url)") }
+                guard let parsed = URL(string: url), parsed.host != nil else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: url))") }
                 try URLPolicy.check(parsed)
             }
             var settings = LoginSettings(
