@@ -99,6 +99,49 @@ struct ChildSignalTests {
         #expect(alive.isEmpty, "still running: \(alive)")
     }
 
+    /// GNOME Keyring 42.1 can crash (docs/secret-service.md); the next client call then
+    /// D-Bus-activates a new daemon, which got the bus's environment: the caller's HOME,
+    /// that is the user's own keyring.
+    @Test("Scripts/with-keyring: a keyring daemon D-Bus-activated after a crash gets the private HOME and is stopped at exit")
+    func withKeyringActivatedDaemonStaysPrivate() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        try await withTemporaryDirectory("with-keyring-activation") { home in
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+            environment["VAULT_KEYRING_HOME"] = nil
+            environment["HOME"] = home
+            // Kill the daemon, wait until the name has no owner, activate a new one with a
+            // Secret Service call, and print its pid and HOME.
+            let crashAndActivate = #"""
+                owner() { gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+                  --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null |
+                  sed -n 's/^(uint32 \([0-9]*\),)$/\1/p'; }
+                first=$(owner); kill -KILL "$first"
+                i=0; while [ -n "$(owner)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+                gdbus call --session --timeout 20 --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+                  --method org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Service Collections >/dev/null || exit 9
+                second=$(owner); echo "first=$first second=$second"
+                tr '\0' '\n' < /proc/$second/environ | sed -n 's/^HOME=/home=/p'
+                """#
+            let result = try await Task.detached {
+                try await ChildProcess.runAsync("\(root)/Scripts/with-keyring", ["/bin/sh", "-c", crashAndActivate], environment: environment)
+            }.value
+            #expect(result.status == 0, "\(result.err)")
+            let pids = result.out.matches(of: #/first=([0-9]+) second=([0-9]+)/#).first.map { (Int32($0.1), Int32($0.2)) }
+            let second = pids?.1 ?? 0
+            #expect(second > 0 && second != pids?.0, "\(result.out)")
+            let activatedHome = result.out.matches(of: #/home=(.*)/#).first.map { String($0.1) } ?? ""
+            #expect(!activatedHome.isEmpty && !activatedHome.hasPrefix(home), "activated with HOME=\(activatedHome)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: home).isEmpty, "the caller's HOME was written to")
+            let deadline = Date().addingTimeInterval(5)
+            while second > 0, kill(second, 0) == 0, !Self.isZombie(second), Date() < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(second > 0 && (kill(second, 0) != 0 || Self.isZombie(second)), "the activated daemon \(second) still runs")
+        }
+    }
+
     /// Whether `pid` has ended and waits for its parent to reap it.
     static func isZombie(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
