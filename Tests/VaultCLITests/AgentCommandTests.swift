@@ -120,6 +120,38 @@ import VaultTestSupport
         }
     }
 
+    /// Attack review of the agent (issue 37): a token file naming the vault file replaced
+    /// the encrypted vault with an access token, and one naming the passphrase file the
+    /// passphrase.
+    @Test("a token file naming the vault file, its lock, a passphrase file or the socket: exit 2, one line, nothing touched")
+    func tokenFileOnVaultsOwnFiles() async throws {
+        try await Self.withPlace { place in
+            let vault = place.directory + "/vault.db"
+            let passphraseFile = place.directory + "/passphrase"
+            #expect(FileManager.default.createFile(atPath: vault, contents: Data("not a token".utf8)))
+            #expect(FileManager.default.createFile(atPath: passphraseFile, contents: Data("agent-test-passphrase".utf8)))
+            var environment = place.environment
+            environment["VAULT_PASSPHRASE"] = nil
+            environment["VAULT_PASSPHRASE_FILE"] = passphraseFile
+            mkdir(place.socketDirectory, 0o700)
+            symlink(place.directory, place.directory + "/alias")
+            let cases = [
+                (vault, "it is the vault file"), (place.directory + "/alias/vault.db", "it is the vault file"),
+                (vault + ".lock", "it is the vault file's lock"), (passphraseFile, "it is a passphrase file"),
+                (place.socket, "it is the agent's socket"),
+            ]
+            for (path, reason) in cases {
+                let result = try await VaultProcess.vaultAsync(
+                    ["agent", "--token-file", path + "=ann@https://auth.example.com"], environment: environment, timeout: 30)
+                #expect(result.status == 2, "\(path): \(result.err)")
+                #expect(result.err == "vault: refusing the token file \(path): \(reason); choose a file of its own\n", "\(result.err)")
+            }
+            #expect(try String(contentsOfFile: vault, encoding: .utf8) == "not a token")
+            #expect(try String(contentsOfFile: passphraseFile, encoding: .utf8) == "agent-test-passphrase")
+            #expect(access(place.socket, F_OK) != 0, "nothing listens")
+        }
+    }
+
     @Test(
         "bad flags: exit 2 with one line",
         arguments: [

@@ -269,6 +269,31 @@ import VaultTestSupport
         }
     }
 
+    @Test("--token-file: a directory that turns shared is refused before the next write, and the file is left as it was")
+    func tokenFileDirectoryTurnsShared() async throws {
+        try await Self.with(accessTTL: 2) { setup in
+            try await setup.login(setup.alice)
+            let directory = setup.directory + "/tokens"
+            #expect(mkdir(directory, 0o700) == 0)
+            let path = directory + "/alice.token"
+            let agent = try await setup.startAgent([
+                "--account", setup.url, setup.alice, "--token-file", "\(path)=\(setup.alice)@\(setup.url)",
+            ])
+            defer { agent.kill() }
+            let written = await Self.eventually(20) { FileManager.default.fileExists(atPath: path) }
+            #expect(written, "\(agent.output)")
+            #expect(chmod(directory, 0o777) == 0)
+            let refusal = "refusing \(path): others can write in its directory \(directory)"
+            let refused = await Self.eventually(20) { agent.output.contains(refusal) }
+            #expect(refused, "\(agent.output)")
+            let held = try String(contentsOfFile: path, encoding: .utf8)
+            // The token rotates every second or so: the next write is refused too.
+            let refusedAgain = await Self.eventually(20) { agent.output.components(separatedBy: refusal).count > 2 }
+            #expect(refusedAgain, "\(agent.output)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == held)
+        }
+    }
+
     @Test("vault lock makes the agent drop the vault's key: commands then work as without an agent; vault unlock brings it back")
     func lockDropsTheKeys() async throws {
         try await Self.with(accessTTL: 60) { setup in

@@ -338,6 +338,8 @@ final class AccountKeeper: Sendable {
         var allWritten = true
         for path in tokenFiles {
             let result: Result<Void, TokenFile.Failure> = await Blocking.runResult { () throws(TokenFile.Failure) in
+                // Checked again before each write: a directory on the way may have changed hands.
+                if let unsafe = TokenFilePlace.unsafe(path) { throw TokenFile.Failure(description: "refusing \(path): \(unsafe)") }
                 try TokenFile.write(token, to: path)
             }
             if case .failure(let failure) = result {

@@ -183,17 +183,25 @@ struct AgentCommand: AsyncParsableCommand {
         }
     }
 
-    /// Why the directory of a token file is not safe for it (another user owns it, or others
-    /// may write there without the sticky bit: they could replace the file), or nil. A
-    /// missing directory is the agent's to report as it writes.
-    static func unsafeDirectory(of path: String) -> String? {
-        let slash = path.lastIndex(of: "/") ?? path.startIndex
-        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        var info = stat()
-        guard stat(directory, &info) == 0 else { return nil }
-        if info.st_uid != getuid() && info.st_uid != 0 { return "its directory belongs to uid \(info.st_uid)" }
-        if info.st_mode & 0o022 != 0 && info.st_mode & S_ISVTX == 0 { return "others can write in its directory" }
-        return nil
+    /// The files a token file must never replace: the vault file and its lock, the
+    /// passphrase files, etcd's password file and the agent's socket.
+    static func ownFiles(_ options: StoreConfiguration) -> [(what: String, path: String)] {
+        let variables = options.variables
+        let vault = options.fileConfiguration.path
+        var own: [(what: String, path: String)] = [
+            ("the vault file", vault), ("the vault file's lock", vault + ".lock"),
+            ("the agent's socket", AgentVariables.listenPath(variables)),
+        ]
+        for file in [options.passphraseFile, variables["VAULT_PASSPHRASE_FILE"], variables["VAULT_NEW_PASSPHRASE_FILE"]] {
+            if let file { own.append(("a passphrase file", file)) }
+        }
+        if let credentials = options.locations.credentialsDirectory {
+            own.append(("the systemd credential of the passphrase", credentials + "/vault-passphrase"))
+        }
+        for file in [options.etcdPasswordFile, variables["VAULT_ETCD_PASSWORD_FILE"]] {
+            if let file { own.append(("etcd's password file", file)) }
+        }
+        return own
     }
 
     /// The lease of an agent that was not given its passphrase: its key came from the key
@@ -240,9 +248,15 @@ struct AgentCommand: AsyncParsableCommand {
             Terminal.note(error.message)
             throw ExitCode(ExitStatus.usage)
         }
+        let own = Self.ownFiles(options)
         for binding in tokenFiles {
-            if let unsafe = Self.unsafeDirectory(of: binding.path) {
-                Terminal.note("the token file \(binding.path): \(unsafe); choose a directory only you can change")
+            let path = TextEscaping.escaped(binding.path)
+            if let reason = TokenFilePlace.ownFile(binding.path, among: own) {
+                Terminal.note("refusing the token file \(path): \(reason); choose a file of its own")
+                throw ExitCode(ExitStatus.usage)
+            }
+            if let unsafe = TokenFilePlace.unsafe(binding.path) {
+                Terminal.note("refusing the token file \(path): \(unsafe); choose a directory only you can change")
                 throw ExitCode(ExitStatus.unavailable)
             }
         }

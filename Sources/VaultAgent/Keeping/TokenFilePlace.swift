@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Where a token file may be, decided as ssh's `StrictModes` decides for
+/// `authorized_keys`: whoever can change a directory on the way to the file can put their
+/// own file (or link) under its name, and a program then reads their token.
+package enum TokenFilePlace {
+    /// Why `path` is not a safe place for a token file, or nil. Every directory from `/`
+    /// to the file's, as written and as its symbolic links resolve, and every link on the
+    /// way, must belong to the user or to root. The file's own directory must be writable by
+    /// neither the group nor others, sticky bit or not: in a shared directory (`/tmp`) the
+    /// first to create a name owns it. A directory above it may be shared only with its
+    /// sticky bit (then nobody else can replace what is in it). A directory that does not
+    /// exist yet ends the walk: the write then fails, and the agent checks before each one.
+    package static func unsafe(_ path: String) -> String? {
+        walk(TokenFile.split(path).directory, links: 0)
+    }
+
+    /// Why `path` names one of vault's own files (`own`: what each is and its path), or nil:
+    /// the same path once the links of its directory are resolved, or the same file (device
+    /// and inode, so a hard or symbolic link to it counts). A token written there would
+    /// replace the vault, its passphrase or its socket.
+    package static func ownFile(_ path: String, among own: [(what: String, path: String)]) -> String? {
+        let resolved = resolved(path)
+        var info = stat()
+        let existing = stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
+        for (what, ownPath) in own where !ownPath.isEmpty {
+            if resolved == self.resolved(ownPath) { return "it is \(what)" }
+            var ownInfo = stat()
+            if let existing, stat(ownPath, &ownInfo) == 0, existing == (ownInfo.st_dev, ownInfo.st_ino) {
+                return "it is \(what) (another name of the same file)"
+            }
+        }
+        return nil
+    }
+
+    /// Checks `directory` and each directory above it (its last holds the file when
+    /// `lastHoldsTheFile`); a symbolic link on the way is followed and its target checked
+    /// the same way (at most 16 links).
+    private static func walk(_ directory: String, links: Int, lastHoldsTheFile: Bool = true) -> String? {
+        guard links < 16 else { return "more than 16 symbolic links lead to its directory" }
+        let components = directory.split(separator: "/").filter { $0 != "." }
+        var prefix = ""
+        var root = stat()
+        if stat("/", &root) == 0, let reason = verdict(root, "/", holdsTheFile: lastHoldsTheFile && components.isEmpty) {
+            return reason
+        }
+        for (index, component) in components.enumerated() {
+            let holdsTheFile = lastHoldsTheFile && index == components.count - 1
+            let next = prefix + "/" + component
+            var info = stat()
+            guard lstat(next, &info) == 0 else { return nil }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                // Its directory passed: only the link's owner (or that directory's) can change it.
+                guard info.st_uid == getuid() || info.st_uid == 0 else {
+                    return "the link \(next) belongs to user \(info.st_uid), who could point it elsewhere"
+                }
+                // The link as written, so that every link of a chain is checked, then its end.
+                guard let written = linkTarget(next), let target = realPath(next) else { return nil }
+                let absolute = written.hasPrefix("/") ? written : (prefix.isEmpty ? "" : prefix) + "/" + written
+                if let reason = walk(absolute, links: links + 1, lastHoldsTheFile: holdsTheFile) { return reason }
+                prefix = target == "/" ? "" : target
+                continue
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else { return "\(next) is not a directory" }
+            if let reason = verdict(info, next, holdsTheFile: holdsTheFile) { return reason }
+            prefix = next
+        }
+        return nil
+    }
+
+    /// Why `directory` (`info`) is unsafe: another user owns it, or others may write in it
+    /// (above the file's directory, allowed with the sticky bit).
+    private static func verdict(_ info: stat, _ directory: String, holdsTheFile: Bool) -> String? {
+        if info.st_uid != getuid() && info.st_uid != 0 {
+            return "the directory \(directory) belongs to user \(info.st_uid), who could replace the file"
+        }
+        guard info.st_mode & 0o022 != 0 else { return nil }
+        if holdsTheFile {
+            return "others can write in its directory \(directory) (the first to create a name there owns it, sticky bit or not)"
+        }
+        if info.st_mode & S_ISVTX == 0 {
+            return "others can write in the directory \(directory) without its sticky bit, so they could replace what is in it"
+        }
+        return nil
+    }
+
+    /// `path` with its directory's links resolved (the name itself kept: the token is
+    /// renamed over it, never written through it); `path` itself when that fails.
+    private static func resolved(_ path: String) -> String {
+        let (directory, name) = TokenFile.split(path)
+        guard let real = realPath(directory) else { return path }
+        return (real == "/" ? "" : real) + "/" + name
+    }
+
+    private static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The vault authors; see LICENSE.
+
+import Foundation
+import Testing
+import VaultTestSupport
+
+@testable import VaultAgent
+
+/// Where a token file may be (ssh's StrictModes), on real directories, links and files.
+@Suite("Token file places", .offThePool)
+struct TokenFilePlaceTests {
+    /// `directory/name`, made with `mode` (chmod, so the umask does not narrow it).
+    static func directory(_ parent: String, _ name: String, mode: mode_t) -> String {
+        let path = parent + "/" + name
+        mkdir(path, 0o700)
+        chmod(path, mode)
+        return path
+    }
+
+    @Test("a private directory is a place; a shared one is not, sticky or not, but may lie above one with its sticky bit")
+    func sharedDirectories() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let mine = Self.directory(base, "mine", mode: 0o700)
+            #expect(TokenFilePlace.unsafe(mine + "/api.token") == nil)
+            // Like /tmp: anyone may create a name there first.
+            let sticky = Self.directory(base, "sticky", mode: 0o1777)
+            let direct = TokenFilePlace.unsafe(sticky + "/api.token")
+            #expect(direct?.contains("others can write in its directory \(sticky)") == true, "\(direct ?? "nil")")
+            // A directory of one's own inside it: nobody else can replace it.
+            let inside = Self.directory(sticky, "own", mode: 0o700)
+            #expect(TokenFilePlace.unsafe(inside + "/api.token") == nil)
+            // Shared without the sticky bit, above: anyone could rename `own` away and put theirs.
+            let open = Self.directory(base, "open", mode: 0o777)
+            let below = Self.directory(open, "own", mode: 0o700)
+            let reason = TokenFilePlace.unsafe(below + "/api.token")
+            #expect(reason?.contains("\(open) without its sticky bit") == true, "\(reason ?? "nil")")
+            let groupWritable = Self.directory(base, "group", mode: 0o770)
+            #expect(TokenFilePlace.unsafe(groupWritable + "/api.token") != nil)
+            // Missing: nothing to say yet (the write fails, and is checked again then).
+            #expect(TokenFilePlace.unsafe(mine + "/missing/api.token") == nil)
+            let file = mine + "/file"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+            #expect(TokenFilePlace.unsafe(file + "/api.token")?.contains("is not a directory") == true)
+        }
+    }
+
+    @Test("links on the way are followed: the target's directories and every link of a chain are checked")
+    func links() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let mine = Self.directory(base, "mine", mode: 0o700)
+            let open = Self.directory(base, "open", mode: 0o777)
+            try FileManager.default.createSymbolicLink(atPath: base + "/to-mine", withDestinationPath: mine)
+            try FileManager.default.createSymbolicLink(atPath: base + "/to-open", withDestinationPath: "open")
+            #expect(TokenFilePlace.unsafe(base + "/to-mine/api.token") == nil)
+            let reason = TokenFilePlace.unsafe(base + "/to-open/api.token")
+            #expect(reason?.contains(open) == true, "\(reason ?? "nil")")
+            // A chain through a shared directory: the link there could be pointed elsewhere by its owner.
+            try FileManager.default.createSymbolicLink(atPath: open + "/hop", withDestinationPath: mine)
+            try FileManager.default.createSymbolicLink(atPath: mine + "/via-open", withDestinationPath: open + "/hop")
+            #expect(TokenFilePlace.unsafe(mine + "/via-open/api.token") != nil)
+        }
+    }
+
+    @Test(
+        "a directory or a link of another user is refused (as root: chown to nobody)",
+        .enabled(if: getuid() == 0, "needs root to give a directory away"))
+    func anotherUsersDirectory() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let theirs = Self.directory(base, "theirs", mode: 0o755)
+            #expect(chown(theirs, 65534, 65534) == 0)
+            let reason = TokenFilePlace.unsafe(theirs + "/api.token")
+            #expect(reason?.contains("belongs to user 65534") == true, "\(reason ?? "nil")")
+            let mine = Self.directory(base, "mine", mode: 0o700)
+            try FileManager.default.createSymbolicLink(atPath: base + "/their-link", withDestinationPath: mine)
+            #expect(lchown(base + "/their-link", 65534, 65534) == 0)
+            let link = TokenFilePlace.unsafe(base + "/their-link/api.token")
+            #expect(link?.contains("the link \(base)/their-link belongs to user 65534") == true, "\(link ?? "nil")")
+        }
+    }
+
+    @Test("vault's own files are refused by path, through a linked directory, and by another name of the same file")
+    func ownFiles() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let vault = base + "/vault.db"
+            #expect(FileManager.default.createFile(atPath: vault, contents: Data("vault".utf8)))
+            let own = [(what: "the vault file", path: vault), (what: "a passphrase file", path: base + "/absent-passphrase")]
+            #expect(TokenFilePlace.ownFile(vault, among: own) == "it is the vault file")
+            try FileManager.default.createSymbolicLink(atPath: base + "/alias", withDestinationPath: base)
+            #expect(TokenFilePlace.ownFile(base + "/alias/vault.db", among: own) == "it is the vault file")
+            #expect(link(vault, base + "/hard") == 0)
+            #expect(TokenFilePlace.ownFile(base + "/hard", among: own) == "it is the vault file (another name of the same file)")
+            #expect(TokenFilePlace.ownFile(base + "/absent-passphrase", among: own) == "it is a passphrase file")
+            #expect(TokenFilePlace.ownFile(base + "/api.token", among: own) == nil)
+        }
+    }
+}
