@@ -59,6 +59,8 @@ public actor TokenSource {
     private var rejectionRefreshes: RefreshAttempts
     /// Set by ``close()``: no refresh token is spent any more.
     private var closing = false
+    /// Set by a refresh that found the store's tokens gone (a logout): the held ones go too.
+    private var loggedOutSeen = false
 
     /// A source for `account`; nothing is read until the first call. `onEvent` gets the token
     /// events (``RequesterEvent/usedToken``, ``RequesterEvent/refreshed``, ...), on whatever
@@ -227,10 +229,33 @@ public actor TokenSource {
             "not logged in to \(account.server) as \(account.account)", remedy: .logIn(server: account.server, account: account.account))
     }
 
-    /// Tries once more to store tokens an earlier save failed to store.
+    /// Tries once more to store tokens an earlier save failed to store, over exactly the
+    /// stored tokens they replace (``HeldTokens/replacing``), under the account's lock when
+    /// there is one (a logout holds it too): when the store holds no tokens any more (a
+    /// logout) or others (a new login), the unsaved ones are dropped, never written back.
     private func retryUnsavedTokens() async {
-        guard let pending = state.held, !pending.stored else { return }
+        // During a refresh, that refresh decides (``refreshHoldingLock(replacing:hold:)``).
+        guard case .ready(let pending) = state, !pending.stored else { return }
+        var hold: (any AccountLockHold)?
+        if let locking = configuration.lock.locking(for: account.store) {
+            // Not held in time: the next use tries again.
+            guard let held = try? await locking.hold(server: account.server, account: account.account, timeout: configuration.lockTimeout)
+            else { return }
+            hold = held
+        }
+        try? await releasing(hold) { () async throws(AuthError) in await saveUnsaved(pending) }
+    }
+
+    /// ``retryUnsavedTokens()``'s work, holding the account's lock.
+    private func saveUnsaved(_ pending: HeldTokens) async {
+        // A refresh may have replaced (and stored) them while the lock was awaited.
+        guard let current = state.held, current.tokens == pending.tokens, !current.stored else { return }
         do throws(AuthError) {
+            let stored = try await account.loadTokens()
+            guard stored == pending.replacing else {
+                dropUnsaved(pending, for: stored)
+                return
+            }
             try await account.saveTokens(pending.tokens)
             state.markStored(pending.tokens)
             logger.notice("stored the tokens that could not be stored before")
@@ -243,6 +268,21 @@ public actor TokenSource {
         } catch {
             logger.error("the new tokens are still not stored (\(error)); keeping them in memory")
             emit(.tokensNotSaved(error.description))
+        }
+    }
+
+    /// The store holds `stored` instead of what the unsaved `pending` tokens replace: a
+    /// logout (none) or a new login (others) came meanwhile. The store wins: `pending` go,
+    /// the stored tokens (if any) are held instead.
+    private func dropUnsaved(_ pending: HeldTokens, for stored: TokenSet?) {
+        guard case .ready(let held) = state, held.tokens == pending.tokens else { return }
+        if let stored {
+            logger.notice("the stored tokens changed since these were refreshed (a new login?); taking the stored ones")
+            state = .ready(HeldTokens(stored, stored: true))
+            emit(.adoptedStoredTokens)
+        } else {
+            logger.warning("the stored tokens are gone (logged out); dropping the new ones that could not be stored")
+            state = .absent
         }
     }
 
@@ -282,9 +322,11 @@ public actor TokenSource {
         if becauseRejected, case .success = result { rejectionRefreshes.record(at: ContinuousClock.now) }
         guard case .refreshing(let previous, _) = state else { return result.map(\.tokens) }
         switch result {
-        case .success(let new): state = .ready(HeldTokens(new.tokens, stored: new.stored))
+        case .success(let new): state = .ready(HeldTokens(new.tokens, stored: new.stored, replacing: new.replacing))
+        case .failure where loggedOutSeen: state = .absent
         case .failure: state = .ready(previous)
         }
+        loggedOutSeen = false
         return result.map(\.tokens)
     }
 
@@ -292,11 +334,11 @@ public actor TokenSource {
     /// log in again), then persist. Returns the tokens and whether the store took them.
     /// A lock that lapsed before the refresh (``AccountLockHold/isStillHeld()``) is taken
     /// again and the store read again, at most three times.
-    private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> (tokens: TokenSet, stored: Bool) {
+    private func refreshUnderLock(replacing old: TokenSet) async throws(AuthError) -> Refreshed {
         for _ in 0..<3 {
             let hold: (any AccountLockHold)?
             switch try await lockOrAdoption(replacing: old) {
-            case .adopted(let tokens): return (tokens, true)
+            case .adopted(let tokens): return Refreshed(tokens: tokens, stored: true)
             case .locked(let held): hold = held
             }
             let done = try await releasing(hold) { () async throws(AuthError) in
@@ -312,30 +354,40 @@ public actor TokenSource {
     /// lapsed before anything was spent.
     private func refreshHoldingLock(
         replacing old: TokenSet, hold: (any AccountLockHold)?
-    ) async throws(AuthError) -> (tokens: TokenSet, stored: Bool)? {
-        // Tokens held only in memory are newer than anything stored: the store's are
-        // rotated away, so neither adopt nor refresh from them. Asked under the lock: a
-        // retried save may have stored them while this refresh waited for it.
-        let heldUnstored = state.held.map { !$0.stored } ?? false
-        let stored = heldUnstored ? nil : try await account.loadTokens()
+    ) async throws(AuthError) -> Refreshed? {
+        // Tokens held only in memory are newer than what they replace in the store, which
+        // the server has rotated away: neither adopt nor refresh from that. Asked under the
+        // lock: a retried save may have stored them while this refresh waited for it.
+        let held = state.held
+        var unstored = held.map { !$0.stored } ?? false
+        let stored = try await account.loadTokens()
+        // The store is the truth: when it no longer holds what the unsaved tokens replace,
+        // a logout or a new login came meanwhile, and the unsaved tokens are not the newest.
+        if unstored, stored != held?.replacing {
+            logger.notice("the stored tokens changed since the unsaved ones were refreshed; the stored ones win")
+            unstored = false
+        }
         // Stored tokens that are gone were removed by a logout (which holds this lock too):
         // refreshing with the ones in memory would log the account back in behind its back.
-        if !heldUnstored, stored == nil {
+        if !unstored, stored == nil {
+            loggedOutSeen = true
             throw .authentication(
                 "not logged in to \(account.server) as \(account.account) any more (logged out)",
                 remedy: .logIn(server: account.server, account: account.account))
         }
-        if let adopted = adoptable(stored, replacing: old) {
+        if !unstored, let adopted = adoptable(stored, replacing: old) {
             announceAdoption()
-            return (adopted, true)
+            return Refreshed(tokens: adopted, stored: true)
         }
         // Last checks before the refresh token is spent: still running, the lock still ours?
         if closing { throw stopping }
         if let hold, !(await hold.isStillHeld()) { return nil }
-        let base = stored ?? old
+        let base = unstored ? old : (stored ?? old)
+        // What the new tokens replace in the store: a failed save is retried over exactly it.
+        let replacing = unstored ? held?.replacing : stored
         let new: TokenSet
         do throws(AuthError) {
-            new = try await refreshOrLogIn(from: base, stored: stored)
+            new = try await refreshOrLogIn(from: base, stored: unstored ? nil : stored)
         } catch {
             if case .interactionRequired = error, let stored, stored.refreshToken != nil, stored.refreshToken == base.refreshToken {
                 await forgetDeadRefreshToken(of: stored)
@@ -353,14 +405,22 @@ public actor TokenSource {
                 if theirs.fresh {
                     logger.notice("another process stored new tokens while this one refreshed; taking theirs")
                     emit(.adoptedStoredTokens)
-                    return (theirs.tokens, true)
+                    return Refreshed(tokens: theirs.tokens, stored: true)
                 }
                 failure = await store(new)
             }
         }
-        guard let failure else { return (new, true) }
+        guard let failure else { return Refreshed(tokens: new, stored: true) }
         reportUnsaved(failure)
-        return (new, false)
+        return Refreshed(tokens: new, stored: false, replacing: replacing)
+    }
+
+    /// What a refresh ended with: the tokens, whether the store took them, and if not,
+    /// the stored tokens they replace (``HeldTokens/replacing``).
+    private struct Refreshed: Sendable {
+        var tokens: TokenSet
+        var stored: Bool
+        var replacing: TokenSet? = nil
     }
 
     /// The provider refused `stored`'s refresh token for good and only a person can sign in

@@ -64,11 +64,16 @@ struct HeldTokens {
     /// False while the store has refused them: the server has rotated, so they must not be
     /// lost, and the store's older tokens must be neither adopted nor refreshed from.
     var stored: Bool
+    /// While they are not stored, the stored tokens they replace (nil: none were read).
+    /// The store is the truth: a retried save goes over exactly these, and when the store
+    /// holds others (a new login) or none (a logout), the unsaved tokens are dropped.
+    let replacing: TokenSet?
 
-    init(_ tokens: TokenSet, stored: Bool) {
+    init(_ tokens: TokenSet, stored: Bool, replacing: TokenSet? = nil) {
         self.tokens = tokens
         self.bearer = Self.bearer(tokens.accessToken)
         self.stored = stored
+        self.replacing = stored ? nil : replacing
     }
 
     static func bearer(_ token: Secret) -> String { "Bearer \(token.utf8String ?? "")" }

@@ -181,6 +181,56 @@ struct TrustTests {
         #expect(transport.bearers == ["access-1", "access-1", "access-1"])
     }
 
+    /// Attack review of the agent (issue 37): an agent whose save failed kept its unsaved
+    /// tokens, and after `vault logout` wrote them back, logging the account in again.
+    @Test("a logout while new tokens are unsaved: they are dropped, never written back, and the next use is not logged in")
+    func unsavedTokensNeverUndoALogout() async throws {
+        try await withTemporaryDirectory("vaultauth") { locks in
+            let store = FaultyStore()
+            let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
+            let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
+            let (requester, provider, clock, account) = try await makeRequester(transport, store: store, lock: .directory(locks))
+            clock.advance(by: 61)
+            store.faults = [diskFull]
+            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+            #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "unsaved")
+            try await account.removeTokens()  // vault logout
+            store.faults = []
+            let error = await caughtError { () async throws(AuthError) in
+                try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!))
+            }
+            guard case .authentication = error else {
+                Issue.record("expected not logged in, got \(String(describing: error))")
+                return
+            }
+            #expect(try await account.loadTokens() == nil, "the logout was undone")
+            clock.advance(by: 120)  // past the access token's expiry: a refresh would need held tokens
+            _ = await caughtError { () async throws(AuthError) in
+                try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!))
+            }
+            #expect(try await account.loadTokens() == nil && provider.refreshCount == 1)
+            #expect(transport.bearers == ["access-1"])
+        }
+    }
+
+    @Test("a new login while new tokens are unsaved: the stored tokens win, the unsaved ones are never written over them")
+    func unsavedTokensYieldToANewLogin() async throws {
+        let store = FaultyStore()
+        let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
+        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let (requester, provider, clock, account) = try await makeRequester(transport, store: store)
+        clock.advance(by: 61)
+        store.faults = [diskFull]
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+        store.faults = []
+        let login = provider.initialTokens()  // a new `vault login`, fresh now
+        try await account.saveTokens(login)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status == 200)
+        #expect(try await account.loadTokens() == login, "the new login's tokens were overwritten")
+        #expect(transport.bearers.last == login.accessToken.utf8String, "\(transport.bearers)")
+        #expect(provider.refreshCount == 1)
+    }
+
     @Test("the cross-process lock is on by default: beside a vault file, else per user whatever the session")
     func lockPlacement() throws {
         let memory = InMemoryStore()
