@@ -214,6 +214,25 @@ import VaultTestSupport
         }
     }
 
+    @Test("sd_notify: a newline in the socket's path is escaped in STATUS=, never an assignment of its own")
+    func systemdNotifyEscapesThePath() async throws {
+        try await Self.withPlace { place in
+            let listener = try NotifyListener(path: place.directory + "/notify")
+            defer { listener.close() }
+            mkdir(place.directory + "/a\nSTOPPING=1\n", 0o700)
+            var environment = place.environment
+            environment["NOTIFY_SOCKET"] = listener.path
+            environment["VAULT_AGENT_SOCKET"] = place.directory + "/a\nSTOPPING=1\n/agent.sock"
+            let agent = try await Self.startAgent(place, environment: environment)
+            defer { agent.kill() }
+            let ready = await listener.wait(timeout: 30) { $0.contains { $0.contains("READY=1") } }
+            let message = ready.first { $0.contains("READY=1") } ?? ""
+            #expect(message == "READY=1\nSTATUS=serving at \(place.directory)/a\\nSTOPPING=1\\n/agent.sock", "\(ready)")
+            #expect(!ready.contains { $0.split(separator: "\n").contains("STOPPING=1") }, "\(ready)")
+            #expect(agent.output.contains("serving at \(place.directory)/a\\nSTOPPING=1\\n/agent.sock"), "\(agent.output)")
+        }
+    }
+
     @Test("sd_notify: READY=1 and STATUS= once listening, WATCHDOG=1 at half WATCHDOG_USEC, STOPPING=1 on SIGTERM")
     func systemdNotify() async throws {
         try await Self.withPlace { place in

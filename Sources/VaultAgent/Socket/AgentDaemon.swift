@@ -3,6 +3,7 @@
 
 import Logging
 import VaultAgentProtocol
+import VaultStore
 import VaultSync
 
 #if canImport(Glibc)
@@ -45,7 +46,9 @@ public enum AgentDaemon {
                 try? await Task.sleep(for: interval)
             }
         }
-        let place = ownSocket ?? "the socket systemd passed"
+        // Escaped: a newline in the path would start another sd_notify assignment
+        // (`READY=1`, `STOPPING=1`) in the STATUS= message, and a log line of its own.
+        let place = ownSocket.map { TextEscaping.escaped($0) } ?? "the socket systemd passed"
         let starting = Task {
             await agent.start()
             guard !Task.isCancelled else { return }
