@@ -238,9 +238,11 @@ public actor TokenSource {
         guard case .ready(let pending) = state, !pending.stored else { return }
         var hold: (any AccountLockHold)?
         if let locking = configuration.lock.locking(for: account.store) {
-            // Not held in time: the next use tries again.
-            guard let held = try? await locking.hold(server: account.server, account: account.account, timeout: configuration.lockTimeout)
-            else { return }
+            // Waited for briefly: another holder (a stopped command) could keep the lock for
+            // the whole lock timeout, and every use and the stop would wait with it. Not
+            // held in time, the unsaved tokens are served as before and the next use tries again.
+            let wait = min(configuration.lockTimeout, Self.unsavedRetryLockWait)
+            guard let held = try? await locking.hold(server: account.server, account: account.account, timeout: wait) else { return }
             hold = held
         }
         try? await releasing(hold) { () async throws(AuthError) in await saveUnsaved(pending) }
@@ -501,6 +503,9 @@ public actor TokenSource {
         if case .success(.adopted) = outcome { announceAdoption() }
         return try outcome.get()
     }
+
+    /// How long a retried save of unsaved tokens waits for the account's lock.
+    static let unsavedRetryLockWait: Duration = .seconds(1)
 
     /// How often a process waiting for the refresh lock looks for tokens another stored.
     static let adoptionPollInterval: Duration = .milliseconds(200)
