@@ -218,11 +218,20 @@ struct URLPolicyTests {
             ("https://user:hunter2@", "https://…@"), ("user:hunter2@host/x", "…@host/x"),
             ("https://u:hunter2?@h/p?q=hunter2", "https://…@h/p"), ("https://h/a#hunter2", "https://h/a"),
             ("https://h/?next=https://u:hunter2@e", "https://…@e"), ("https://h/\u{1B}[2J", "https://h/\\x1b[2J"),
+            // Attack review 47: a later `://` does not start the authority.
+            ("alice:hunter2@auth.example.com/token?next=https://x", "…@auth.example.com/token"),
+            ("alice:hunter2@https://auth.example.com/token", "…@https://auth.example.com/token"),
         ])
     func redactedText(text: String, shown: String) {
         let redacted = URLPolicy.redacted(text: text)
         #expect(!redacted.contains("hunter2"), "\(redacted)")
         #expect(redacted == shown, "\(redacted)")
+    }
+
+    @Test("a URL without a host loses what looks like user info in a refusal")
+    func redactedURLWithoutHost() {
+        let error = refusal("h:alice:hunter2@x")
+        #expect(error != nil && !(error?.description.contains("hunter2") ?? true), "\(String(describing: error))")
     }
 
     @Test("a long text is cut to 200 characters in messages")

@@ -89,6 +89,8 @@ public enum URLPolicy {
     /// The URL without user info, query or fragment, control characters escaped, for
     /// messages.
     package static func redacted(_ url: URL) -> String {
+        // Without a host, what looks like user info may be anything: the text rule.
+        guard url.host != nil else { return redacted(text: url.absoluteString) }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.user = nil
         components?.password = nil
@@ -98,17 +100,27 @@ public enum URLPolicy {
     }
 
     /// `text`, a URL or what was meant to be one, for a message: what lies between the start
-    /// of its authority and its last `@` (user info, even one that does not parse) becomes
-    /// `…@`, what follows the first `?` or `#` is left out, control characters are escaped
-    /// and at most 200 characters are kept.
+    /// of its authority (after a leading `scheme://`, else the start of the text) and its
+    /// last `@` (user info, even one that does not parse) becomes `…@`, what follows the
+    /// first `?` or `#` is left out, control characters are escaped and at most 200
+    /// characters are kept.
     public static func redacted(text: String) -> String {
         var rest = Substring(text)
-        let authority = rest.range(of: "://")?.upperBound ?? rest.startIndex
+        let authority = leadingSchemeEnd(rest) ?? rest.startIndex
         if let at = rest.lastIndex(of: "@"), at >= authority {
             rest = Substring(rest[..<authority] + "…@" + rest[rest.index(after: at)...])
         }
         if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
         let kept = rest.count > 200 ? rest.prefix(200) + "…" : String(rest)
         return TextEscaping.escaped(kept)
+    }
+
+    /// The end of a leading `scheme://` (RFC 3986's scheme characters), or nil: a `://`
+    /// later in the text (in a query, after user info) does not start the authority.
+    private static func leadingSchemeEnd(_ text: Substring) -> Substring.Index? {
+        guard let first = text.first, first.isASCII, first.isLetter else { return nil }
+        let scheme = text.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+        let rest = text[scheme.endIndex...]
+        return rest.hasPrefix("://") ? text.index(scheme.endIndex, offsetBy: 3) : nil
     }
 }
