@@ -62,6 +62,19 @@ struct TokenFilePlaceTests {
         }
     }
 
+    /// Attack review 47: the target was decoded with U+FFFD in place of the bad byte, the
+    /// repaired name did not exist, and the walk took the place as safe.
+    @Test("a link whose target is not UTF-8 is refused, not checked under a repaired name")
+    func linkToANameThatIsNotUTF8() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let shared: [CChar] = Array((base + "/ax").utf8CString.dropLast()) + [CChar(bitPattern: 0xFF), 0]
+            #expect(mkdir(shared, 0o777) == 0 && chmod(shared, 0o777) == 0)
+            #expect(symlink(shared, base + "/link") == 0)
+            let reason = TokenFilePlace.unsafe(base + "/link/api.token")
+            #expect(reason?.contains("cannot be read as a UTF-8 path") == true, "\(reason ?? "nil")")
+        }
+    }
+
     @Test(
         "a directory or a link of another user is refused (as root: chown to nobody)",
         .enabled(if: getuid() == 0, "needs root to give a directory away"))

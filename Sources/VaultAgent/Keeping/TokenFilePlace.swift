@@ -62,7 +62,9 @@ package enum TokenFilePlace {
                     return "the link \(next) belongs to user \(info.st_uid), who could point it elsewhere"
                 }
                 // The link as written, so that every link of a chain is checked, then its end.
-                guard let written = linkTarget(next), let target = realPath(next) else { return nil }
+                // A target that is not UTF-8 would be checked under another (repaired) name: refused.
+                guard let written = linkTarget(next) else { return "the link \(next) cannot be read as a UTF-8 path" }
+                guard let target = realPath(next) else { return nil }
                 let absolute = written.hasPrefix("/") ? written : (prefix.isEmpty ? "" : prefix) + "/" + written
                 if let reason = walk(absolute, links: links + 1, lastHoldsTheFile: holdsTheFile) { return reason }
                 prefix = target == "/" ? "" : target
@@ -103,7 +105,7 @@ package enum TokenFilePlace {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(validating: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func realPath(_ path: String) -> String? {
