@@ -21,10 +21,13 @@ struct DeviceSignInCLITests {
             environment: fixture.auth.env, stderr: .intoStdout)
     }
 
-    /// The user code vault printed (waits for it, bounded).
+    /// The user code vault printed (waits, bounded, for the whole announcement: its lines are
+    /// separate writes, so the first may arrive alone).
     func userCode(_ process: ChildProcess) async throws -> String {
         let text = try #require(
-            try await process.waitForOutput(timeout: 20) { $0.firstMatch(of: #/enter the code (\S+)/#) != nil })
+            try await process.waitForOutput(timeout: 20) {
+                $0.firstMatch(of: #/enter the code (\S+)/#) != nil && $0.contains("waiting for the sign-in")
+            })
         return String(try #require(text.firstMatch(of: #/enter the code (\S+)/#)).1)
     }
 

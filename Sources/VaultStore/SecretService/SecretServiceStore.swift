@@ -59,6 +59,10 @@ public final class SecretServiceStore: SecureStore {
     /// The bound on each of vault's own D-Bus calls (alias and lock state).
     private let callTimeoutMilliseconds: Int32
 
+    /// The default bound on each call: well under D-Bus's 25 s, yet above what a GNOME Keyring
+    /// serving many clients on a machine at a load of 6 to 7 took for one property read (over 3 s).
+    public static let defaultCallTimeout: Duration = .seconds(10)
+
     /// What to do when the service answers with a prompt (unlock, confirm, approve).
     private let prompts: PromptPolicy
     /// Where vault's writers of one item take turns (``ItemWriteLock``); nil: no lock.
@@ -81,7 +85,7 @@ public final class SecretServiceStore: SecureStore {
     /// - Parameter notice: told when a write goes ahead without its item lock (refused, or
     ///   held by another process for the whole wait): a person should hear of it.
     public init(
-        timeout: Duration = .seconds(3), alreadyProbed: Bool = false, prompts: PromptPolicy = .never,
+        timeout: Duration = defaultCallTimeout, alreadyProbed: Bool = false, prompts: PromptPolicy = .never,
         itemLockDirectory: String? = RefreshLock.perUserDirectory(), notice: (@Sendable (String) -> Void)? = nil
     ) throws(VaultError) {
         callTimeoutMilliseconds = SecretServiceProbe.milliseconds(timeout)
