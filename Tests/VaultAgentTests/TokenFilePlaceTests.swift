@@ -37,8 +37,11 @@ struct TokenFilePlaceTests {
             #expect(reason?.contains("\(open) without its sticky bit") == true, "\(reason ?? "nil")")
             let groupWritable = Self.directory(base, "group", mode: 0o770)
             #expect(TokenFilePlace.unsafe(groupWritable + "/api.token") != nil)
-            // Missing: nothing to say yet (the write fails, and is checked again then).
-            #expect(TokenFilePlace.unsafe(mine + "/missing/api.token") == nil)
+            // Missing: refused, since whoever creates it first owns it (attack review 47).
+            let missing = TokenFilePlace.unsafe(mine + "/missing/api.token")
+            #expect(missing == "the directory \(mine)/missing does not exist", "\(missing ?? "nil")")
+            try FileManager.default.createSymbolicLink(atPath: mine + "/dangling", withDestinationPath: mine + "/gone")
+            #expect(TokenFilePlace.unsafe(mine + "/dangling/api.token") != nil)
             let file = mine + "/file"
             #expect(FileManager.default.createFile(atPath: file, contents: Data()))
             #expect(TokenFilePlace.unsafe(file + "/api.token")?.contains("is not a directory") == true)
@@ -97,7 +100,10 @@ struct TokenFilePlaceTests {
         try withTemporaryDirectory("token-place") { base in
             let vault = base + "/vault.db"
             #expect(FileManager.default.createFile(atPath: vault, contents: Data("vault".utf8)))
-            let own = [(what: "the vault file", path: vault), (what: "a passphrase file", path: base + "/absent-passphrase")]
+            let locks = Self.directory(base, "locks", mode: 0o700)
+            let own = TokenFilePlace.OwnPlaces(
+                files: [(what: "the vault file", path: vault), (what: "a passphrase file", path: base + "/absent-passphrase")],
+                directories: [(what: "vault's lock directory", path: locks)], lockFileDirectories: [base])
             #expect(TokenFilePlace.ownFile(vault, among: own) == "it is the vault file")
             try FileManager.default.createSymbolicLink(atPath: base + "/alias", withDestinationPath: base)
             #expect(TokenFilePlace.ownFile(base + "/alias/vault.db", among: own) == "it is the vault file")
@@ -105,6 +111,37 @@ struct TokenFilePlaceTests {
             #expect(TokenFilePlace.ownFile(base + "/hard", among: own) == "it is the vault file (another name of the same file)")
             #expect(TokenFilePlace.ownFile(base + "/absent-passphrase", among: own) == "it is a passphrase file")
             #expect(TokenFilePlace.ownFile(base + "/api.token", among: own) == nil)
+            // Attack review 47: a lock file replaced by a token is a new file, so two processes
+            // could each hold "the" lock and refresh at once.
+            #expect(TokenFilePlace.ownFile(locks + "/item-1f.lock", among: own) == "it is in vault's lock directory, \(locks)")
+            #expect(TokenFilePlace.ownFile(locks + "/sub/api.token", among: own) == "it is in vault's lock directory, \(locks)")
+            #expect(TokenFilePlace.ownFile(base + "/refresh-9a0b.lock", among: own) == "it is one of vault's lock files (refresh-9a0b.lock)")
+            #expect(TokenFilePlace.ownFile(base + "/alias/item-3.lock", among: own) == "it is one of vault's lock files (item-3.lock)")
+            #expect(TokenFilePlace.ownFile(base + "/locks-not/api.token", among: own) == nil, "a name that only begins like it")
+        }
+    }
+
+    @Test("the check before a write is made on the directory the write uses: one swapped in after the walk is refused")
+    func swappedDirectory() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let mine = Self.directory(base, "mine", mode: 0o700)
+            let path = mine + "/api.token"
+            let approval = TokenFilePlace.approval(for: path)
+            let fd = open(mine, O_RDONLY | O_DIRECTORY)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            #expect(approval(fd, mine) == nil)
+            // The directory opened is no longer the one at the path.
+            #expect(rename(mine, base + "/moved") == 0)
+            _ = Self.directory(base, "mine", mode: 0o700)
+            #expect(approval(fd, mine) == "\(mine) changed while it was checked")
+            // The same directory turned group-writable after the walk passed it.
+            let other = Self.directory(base, "other", mode: 0o700)
+            let otherFD = open(other, O_RDONLY | O_DIRECTORY)
+            defer { close(otherFD) }
+            #expect(fchmod(otherFD, 0o770) == 0)
+            #expect(approval(otherFD, other) != nil)
+            #expect(TokenFilePlace.approval(for: other + "/api.token")(otherFD, other)?.contains("others can write") == true)
         }
     }
 }

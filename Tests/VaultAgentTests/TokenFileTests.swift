@@ -17,8 +17,8 @@ struct TokenFileTests {
             // Files under names a write might pick: never opened, never removed.
             let planted = directory + "/.token.vault-0000000000000000"
             try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: directory + "/elsewhere")
-            try TokenFile.write(Array("first".utf8), to: path)
-            try TokenFile.write(Array("second-token".utf8), to: path)
+            try TokenFile.write(Array("first".utf8), to: path, approve: Self.any)
+            try TokenFile.write(Array("second-token".utf8), to: path, approve: Self.any)
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "second-token")
             let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
             #expect(mode?.intValue == 0o600)
@@ -31,11 +31,12 @@ struct TokenFileTests {
     func removalAndFailures() throws {
         try withTemporaryDirectory("token-file") { directory in
             let path = directory + "/token"
-            try TokenFile.write(Array("tok".utf8), to: path)
-            #expect(try TokenFile.remove(path))
-            #expect(try !TokenFile.remove(path))
+            try TokenFile.write(Array("tok".utf8), to: path, approve: Self.any)
+            #expect(try TokenFile.remove(path, approve: Self.any))
+            #expect(try !TokenFile.remove(path, approve: Self.any))
+            #expect(try !TokenFile.remove(directory + "/missing/token", approve: Self.any))
             do throws(TokenFile.Failure) {
-                try TokenFile.write(Array("secret-token".utf8), to: directory + "/missing/token")
+                try TokenFile.write(Array("secret-token".utf8), to: directory + "/missing/token", approve: Self.any)
                 Issue.record("a write into a missing directory succeeded")
             } catch {
                 #expect(error.description.contains(directory + "/missing/"))
@@ -43,6 +44,32 @@ struct TokenFileTests {
             }
         }
     }
+
+    @Test("a refused directory is neither written to nor removed from, and the refusal is the failure")
+    func refusal() throws {
+        try withTemporaryDirectory("token-file") { directory in
+            let path = directory + "/token"
+            try TokenFile.write(Array("kept".utf8), to: path, approve: Self.any)
+            var asked: [String] = []
+            let refuse: TokenFile.Approval = { _, name in
+                asked.append(name)
+                return "not today"
+            }
+            #expect(throws: TokenFile.Failure.self) { try TokenFile.write(Array("new".utf8), to: path, approve: refuse) }
+            do throws(TokenFile.Failure) {
+                try TokenFile.remove(path, approve: refuse)
+                Issue.record("a refused removal went ahead")
+            } catch {
+                #expect(error.description == "refusing \(path): not today")
+            }
+            #expect(asked == [directory, directory])
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "kept")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["token"], "no temporary file left")
+        }
+    }
+
+    /// Approves every directory.
+    static func any(_ descriptor: Int32, _ directory: String) -> String? { nil }
 
     @Test("split: directory and name")
     func split() {

@@ -123,7 +123,9 @@ import VaultTestSupport
     /// Attack review of the agent (issue 37): a token file naming the vault file replaced
     /// the encrypted vault with an access token, and one naming the passphrase file the
     /// passphrase.
-    @Test("a token file naming the vault file, its lock, a passphrase file or the socket: exit 2, one line, nothing touched")
+    @Test(
+        "a token file naming the vault file, its lock, a passphrase file, the socket, etcd's key, a lock file: exit 2, one line, nothing touched"
+    )
     func tokenFileOnVaultsOwnFiles() async throws {
         try await Self.withPlace { place in
             let vault = place.directory + "/vault.db"
@@ -133,12 +135,19 @@ import VaultTestSupport
             var environment = place.environment
             environment["VAULT_PASSPHRASE"] = nil
             environment["VAULT_PASSPHRASE_FILE"] = passphraseFile
+            // Attack review 47: etcd's client key and the lock files were not on the list.
+            let locks = place.directory + "/locks"
+            mkdir(locks, 0o700)
+            environment["VAULT_LOCK_DIR"] = locks
+            environment["VAULT_ETCD_KEY"] = place.directory + "/etcd-client.key"
             mkdir(place.socketDirectory, 0o700)
             symlink(place.directory, place.directory + "/alias")
             let cases = [
                 (vault, "it is the vault file"), (place.directory + "/alias/vault.db", "it is the vault file"),
                 (vault + ".lock", "it is the vault file's lock"), (passphraseFile, "it is a passphrase file"),
-                (place.socket, "it is the agent's socket"),
+                (place.socket, "it is the agent's socket"), (place.directory + "/etcd-client.key", "it is etcd's client key"),
+                (locks + "/item-5e.lock", "it is in vault's lock directory (VAULT_LOCK_DIR), \(locks)"),
+                (place.directory + "/refresh-77.lock", "it is one of vault's lock files (refresh-77.lock)"),
             ]
             for (path, reason) in cases {
                 let result = try await VaultProcess.vaultAsync(
@@ -148,6 +157,34 @@ import VaultTestSupport
             }
             #expect(try String(contentsOfFile: vault, encoding: .utf8) == "not a token")
             #expect(try String(contentsOfFile: passphraseFile, encoding: .utf8) == "agent-test-passphrase")
+            #expect(access(place.socket, F_OK) != 0, "nothing listens")
+        }
+    }
+
+    @Test("one token file for two bindings, or a directory that does not exist: one line, exit 2 or 4, nothing made")
+    func tokenFileGivenTwiceOrNowhere() async throws {
+        try await Self.withPlace { place in
+            mkdir(place.socketDirectory, 0o700)
+            symlink(place.directory, place.directory + "/alias")
+            let first = place.directory + "/api.token"
+            let twice = try await VaultProcess.vaultAsync(
+                [
+                    "agent", "--token-file", first + "=ann@https://auth.example.com", "--token-file",
+                    place.directory + "/alias/api.token=bob@https://auth.example.com",
+                ], environment: place.environment, timeout: 30)
+            #expect(twice.status == 2, "\(twice.err)")
+            #expect(
+                twice.err == "vault: the token file \(place.directory)/alias/api.token is given twice (also as \(first)); give each file once\n",
+                "\(twice.err)")
+            // Whoever makes a missing directory first owns it (attack review 47).
+            let nowhere = try await VaultProcess.vaultAsync(
+                ["agent", "--token-file", place.directory + "/missing/api.token=ann@https://auth.example.com"], environment: place.environment,
+                timeout: 30)
+            #expect(nowhere.status == 4, "\(nowhere.err)")
+            #expect(
+                nowhere.err == "vault: refusing the token file \(place.directory)/missing/api.token: the directory \(place.directory)/missing "
+                    + "does not exist; choose a directory only you can change\n", "\(nowhere.err)")
+            #expect(access(place.directory + "/missing", F_OK) != 0 && access(first, F_OK) != 0)
             #expect(access(place.socket, F_OK) != 0, "nothing listens")
         }
     }

@@ -339,8 +339,7 @@ final class AccountKeeper: Sendable {
         for path in tokenFiles {
             let result: Result<Void, TokenFile.Failure> = await Blocking.runResult { () throws(TokenFile.Failure) in
                 // Checked again before each write: a directory on the way may have changed hands.
-                if let unsafe = TokenFilePlace.unsafe(path) { throw TokenFile.Failure(description: "refusing \(path): \(unsafe)") }
-                try TokenFile.write(token, to: path)
+                try TokenFile.write(token, to: path, approve: TokenFilePlace.approval(for: path))
             }
             if case .failure(let failure) = result {
                 allWritten = false
@@ -354,7 +353,7 @@ final class AccountKeeper: Sendable {
     private func removeFiles(because why: String) async {
         for path in tokenFiles {
             let result: Result<Bool, TokenFile.Failure> = await Blocking.runResult { () throws(TokenFile.Failure) in
-                try TokenFile.remove(path)
+                try TokenFile.remove(path, approve: TokenFilePlace.approval(for: path))
             }
             switch result {
             case .success(true): logger.warning("removed the token file \(path): \(why)")

@@ -11,32 +11,40 @@
 /// Kubernetes projected tokens are read: replaced atomically, so a reader sees the old
 /// token or the new one, never a part of either.
 ///
-/// A write creates a temporary file beside the path (`.NAME.vault-XXXXXXXX`, created with
-/// `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600, so nothing planted under that name, a symlink
-/// above all, is ever followed or reused), writes the token, `fsync`s it, renames it over
-/// the path (which replaces whatever is there, a symlink included, without following it)
-/// and `fsync`s the directory. Blocking: call it off the concurrency pool.
+/// A write opens the file's directory once and does everything relative to that
+/// descriptor, after `approve` accepted it (`TokenFilePlace`): a directory swapped in after
+/// the check is never written to. In it, it creates a temporary file
+/// (`.NAME.vault-XXXXXXXX`, `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600, so nothing planted under
+/// that name, a symlink above all, is ever followed or reused), writes the token, `fsync`s
+/// it, renames it over the name (which replaces whatever is there, a symlink included,
+/// without following it) and `fsync`s the directory. Blocking: call it off the concurrency pool.
 enum TokenFile {
     /// Why a write or a removal failed: one line, the path and `errno`'s text, never the token.
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Replaces the file at `path` with `token`.
-    static func write(_ token: [UInt8], to path: String) throws(Failure) {
+    /// Asked, with the open directory and its name, whether a token file may be there:
+    /// why not, or nil.
+    typealias Approval = (_ descriptor: Int32, _ directory: String) -> String?
+
+    /// Replaces the file at `path` with `token`, if `approve` accepts its directory.
+    static func write(_ token: [UInt8], to path: String, approve: Approval) throws(Failure) {
         let (directory, name) = split(path)
+        let directoryFD = try openApproved(directory, for: path, approve)
+        defer { close(directoryFD) }
         var fd: Int32 = -1
         var temporary = ""
         for _ in 0..<8 {
-            temporary = directory + "/." + name + ".vault-" + randomSuffix()
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            temporary = "." + name + ".vault-" + randomSuffix()
+            fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw failure(errno, "cannot create a temporary file beside \(path)") }
         var done = false
         defer {
             if fd >= 0 { close(fd) }
-            if !done { unlink(temporary) }
+            if !done { unlinkat(directoryFD, temporary, 0) }
         }
         _ = fchmod(fd, 0o600)
         var offset = 0
@@ -47,30 +55,51 @@ enum TokenFile {
             } else if written < 0, errno == EINTR {
                 continue
             } else {
-                throw failure(errno, "cannot write \(temporary)")
+                throw failure(errno, "cannot write \(directory)/\(temporary)")
             }
         }
-        guard fsync(fd) == 0 else { throw failure(errno, "cannot sync \(temporary)") }
+        guard fsync(fd) == 0 else { throw failure(errno, "cannot sync \(directory)/\(temporary)") }
         guard close(fd) == 0 else {
             fd = -1
-            throw failure(errno, "cannot close \(temporary)")
+            throw failure(errno, "cannot close \(directory)/\(temporary)")
         }
         fd = -1
-        guard rename(temporary, path) == 0 else { throw failure(errno, "cannot rename \(temporary) to \(path)") }
+        guard renameat(directoryFD, temporary, directoryFD, name) == 0 else {
+            throw failure(errno, "cannot rename \(directory)/\(temporary) to \(path)")
+        }
         done = true
-        syncDirectory(directory)
+        _ = fsync(directoryFD)
     }
 
-    /// Removes the file at `path` (a symlink there is removed, not followed); true when
-    /// there was one.
+    /// Removes the file at `path` (a symlink there is removed, not followed), if `approve`
+    /// accepts its directory; true when there was one.
     @discardableResult
-    static func remove(_ path: String) throws(Failure) -> Bool {
-        if unlink(path) == 0 {
-            syncDirectory(split(path).directory)
+    static func remove(_ path: String, approve: Approval) throws(Failure) -> Bool {
+        let (directory, name) = split(path)
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryFD >= 0 else {
+            if errno == ENOENT { return false }
+            throw failure(errno, "cannot open the directory of \(path)")
+        }
+        defer { close(directoryFD) }
+        if let refusal = approve(directoryFD, directory) { throw Failure(description: "refusing \(path): \(refusal)") }
+        if unlinkat(directoryFD, name, 0) == 0 {
+            _ = fsync(directoryFD)
             return true
         }
         if errno == ENOENT { return false }
         throw failure(errno, "cannot remove \(path)")
+    }
+
+    /// `directory`, open, once `approve` accepted it.
+    private static func openApproved(_ directory: String, for path: String, _ approve: Approval) throws(Failure) -> Int32 {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(errno, "cannot open the directory of \(path)") }
+        if let refusal = approve(fd, directory) {
+            close(fd)
+            throw Failure(description: "refusing \(path): \(refusal)")
+        }
+        return fd
     }
 
     /// The directory and the file name of `path` (a bare name is in `.`).
@@ -78,13 +107,6 @@ enum TokenFile {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         let directory = String(path[..<slash])
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
-    }
-
-    private static func syncDirectory(_ directory: String) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
     }
 
     private static func randomSuffix() -> String {

@@ -17,27 +17,76 @@ package enum TokenFilePlace {
     /// neither the group nor others, sticky bit or not: in a shared directory (`/tmp`) the
     /// first to create a name owns it. A directory above it may be shared only with its
     /// sticky bit (then nobody else can replace what is in it). A directory that does not
-    /// exist yet ends the walk: the write then fails, and the agent checks before each one.
+    /// exist is refused: whoever could create it first would own it.
     package static func unsafe(_ path: String) -> String? {
         walk(TokenFile.split(path).directory, links: 0)
     }
 
-    /// Why `path` names one of vault's own files (`own`: what each is and its path), or nil:
-    /// the same path once the links of its directory are resolved, or the same file (device
-    /// and inode, so a hard or symbolic link to it counts). A token written there would
-    /// replace the vault, its passphrase or its socket.
-    package static func ownFile(_ path: String, among own: [(what: String, path: String)]) -> String? {
+    /// The check before each write or removal of the token file at `path`, given its
+    /// directory already open: ``unsafe(_:)``, then the same rule decided on the open
+    /// directory itself, which must be the one the walk checked. So a directory made or
+    /// swapped in between the walk and the write is refused, not written to.
+    static func approval(for path: String) -> TokenFile.Approval {
+        { descriptor, directory in
+            if let reason = unsafe(path) { return reason }
+            var open = stat()
+            var named = stat()
+            guard fstat(descriptor, &open) == 0, stat(directory, &named) == 0 else { return "cannot examine \(directory)" }
+            guard (open.st_dev, open.st_ino) == (named.st_dev, named.st_ino) else { return "\(directory) changed while it was checked" }
+            return verdict(open, directory, holdsTheFile: true)
+        }
+    }
+
+    /// Why `path` names one of vault's own files or lies in one of its own directories
+    /// (`own`), or nil: the same path once the links of its directory are resolved, or the
+    /// same file (device and inode, so a hard or symbolic link to it counts). A token
+    /// written there would replace the vault, its passphrase, its socket or a lock that
+    /// keeps refreshes single.
+    package static func ownFile(_ path: String, among own: OwnPlaces) -> String? {
         let resolved = resolved(path)
+        let (directory, name) = TokenFile.split(resolved)
         var info = stat()
         let existing = stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
-        for (what, ownPath) in own where !ownPath.isEmpty {
+        for (what, ownPath) in own.files where !ownPath.isEmpty {
             if resolved == self.resolved(ownPath) { return "it is \(what)" }
             var ownInfo = stat()
             if let existing, stat(ownPath, &ownInfo) == 0, existing == (ownInfo.st_dev, ownInfo.st_ino) {
                 return "it is \(what) (another name of the same file)"
             }
         }
+        for (what, ownDirectory) in own.directories where !ownDirectory.isEmpty {
+            let real = realPath(ownDirectory) ?? ownDirectory
+            if directory == real || directory.hasPrefix(real == "/" ? "/" : real + "/") { return "it is in \(what), \(ownDirectory)" }
+        }
+        for lockDirectory in own.lockFileDirectories where !lockDirectory.isEmpty {
+            if directory == (realPath(lockDirectory) ?? lockDirectory), OwnPlaces.isLockFileName(name) {
+                return "it is one of vault's lock files (\(name))"
+            }
+        }
         return nil
+    }
+
+    /// What a token file must never replace: vault's files, the directories that are only
+    /// vault's, and the directories where vault keeps lock files beside other files.
+    package struct OwnPlaces: Sendable {
+        /// Each file, with what it is ("the vault file").
+        package var files: [(what: String, path: String)]
+        /// Directories where nothing but vault's own files belong ("the lock directory").
+        package var directories: [(what: String, path: String)]
+        /// Directories where vault makes lock files (`refresh-*.lock`, `item-*.lock`) among
+        /// the user's own (the vault file's directory).
+        package var lockFileDirectories: [String]
+
+        package init(files: [(what: String, path: String)], directories: [(what: String, path: String)] = [], lockFileDirectories: [String] = []) {
+            self.files = files
+            self.directories = directories
+            self.lockFileDirectories = lockFileDirectories
+        }
+
+        /// Whether `name` has the shape of an account's refresh lock or an item's write lock.
+        static func isLockFileName(_ name: String) -> Bool {
+            (name.hasPrefix("refresh-") || name.hasPrefix("item-")) && name.hasSuffix(".lock")
+        }
     }
 
     /// Checks `directory` and each directory above it (its last holds the file when
@@ -55,7 +104,9 @@ package enum TokenFilePlace {
             let holdsTheFile = lastHoldsTheFile && index == components.count - 1
             let next = prefix + "/" + component
             var info = stat()
-            guard lstat(next, &info) == 0 else { return nil }
+            guard lstat(next, &info) == 0 else {
+                return errno == ENOENT ? "the directory \(next) does not exist" : "cannot examine \(next)"
+            }
             if info.st_mode & S_IFMT == S_IFLNK {
                 // Its directory passed: only the link's owner (or that directory's) can change it.
                 guard info.st_uid == getuid() || info.st_uid == 0 else {
@@ -64,7 +115,7 @@ package enum TokenFilePlace {
                 // The link as written, so that every link of a chain is checked, then its end.
                 // A target that is not UTF-8 would be checked under another (repaired) name: refused.
                 guard let written = linkTarget(next) else { return "the link \(next) cannot be read as a UTF-8 path" }
-                guard let target = realPath(next) else { return nil }
+                guard let target = realPath(next) else { return "the link \(next) leads nowhere" }
                 let absolute = written.hasPrefix("/") ? written : (prefix.isEmpty ? "" : prefix) + "/" + written
                 if let reason = walk(absolute, links: links + 1, lastHoldsTheFile: holdsTheFile) { return reason }
                 prefix = target == "/" ? "" : target
@@ -93,9 +144,12 @@ package enum TokenFilePlace {
         return nil
     }
 
+    /// The directory part of `path` (`/` for a file at the root, `.` for a bare name).
+    package static func directory(of path: String) -> String { TokenFile.split(path).directory }
+
     /// `path` with its directory's links resolved (the name itself kept: the token is
     /// renamed over it, never written through it); `path` itself when that fails.
-    private static func resolved(_ path: String) -> String {
+    package static func resolved(_ path: String) -> String {
         let (directory, name) = TokenFile.split(path)
         guard let real = realPath(directory) else { return path }
         return (real == "/" ? "" : real) + "/" + name

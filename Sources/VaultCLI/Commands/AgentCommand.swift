@@ -183,25 +183,50 @@ struct AgentCommand: AsyncParsableCommand {
         }
     }
 
-    /// The files a token file must never replace: the vault file and its lock, the
-    /// passphrase files, etcd's password file and the agent's socket.
-    static func ownFiles(_ options: StoreConfiguration) -> [(what: String, path: String)] {
+    /// What a token file must never replace: the vault file and its lock, the passphrase
+    /// files, etcd's password, CA, certificate and key files, the agent's socket; nothing in
+    /// the lock directories (the user's, `VAULT_LOCK_DIR`); no lock file beside the vault file.
+    static func ownPlaces(_ options: StoreConfiguration) -> TokenFilePlace.OwnPlaces {
         let variables = options.variables
         let vault = options.fileConfiguration.path
-        var own: [(what: String, path: String)] = [
+        var files: [(what: String, path: String)] = [
             ("the vault file", vault), ("the vault file's lock", vault + ".lock"),
             ("the agent's socket", AgentVariables.listenPath(variables)),
         ]
         for file in [options.passphraseFile, variables["VAULT_PASSPHRASE_FILE"], variables["VAULT_NEW_PASSPHRASE_FILE"]] {
-            if let file { own.append(("a passphrase file", file)) }
+            if let file { files.append(("a passphrase file", file)) }
         }
         if let credentials = options.locations.credentialsDirectory {
-            own.append(("the systemd credential of the passphrase", credentials + "/vault-passphrase"))
+            files.append(("the systemd credential of the passphrase", credentials + "/vault-passphrase"))
         }
-        for file in [options.etcdPasswordFile, variables["VAULT_ETCD_PASSWORD_FILE"]] {
-            if let file { own.append(("etcd's password file", file)) }
+        let etcd: [(String, String?, String)] = [
+            ("etcd's password file", options.etcdPasswordFile, "VAULT_ETCD_PASSWORD_FILE"),
+            ("etcd's CA file", options.etcdCacert, "VAULT_ETCD_CACERT"),
+            ("etcd's client certificate", options.etcdCert, "VAULT_ETCD_CERT"),
+            ("etcd's client key", options.etcdKey, "VAULT_ETCD_KEY"),
+        ]
+        for (what, option, variable) in etcd {
+            for file in [option, variables[variable]] {
+                if let file { files.append((what, file)) }
+            }
         }
-        return own
+        var directories = [("vault's lock directory", RefreshLock.perUserDirectory(environment: variables))]
+        if let chosen = variables["VAULT_LOCK_DIR"], !chosen.isEmpty { directories.append(("vault's lock directory (VAULT_LOCK_DIR)", chosen)) }
+        return TokenFilePlace.OwnPlaces(files: files, directories: directories, lockFileDirectories: [TokenFilePlace.directory(of: vault)])
+    }
+
+    /// Why `bindings` name one file twice (the same path once its directory's links are
+    /// resolved): two accounts would take turns in it.
+    static func repeatedTokenFile(_ bindings: [TokenFileBinding]) -> String? {
+        var seen: [String: TokenFileBinding] = [:]
+        for binding in bindings {
+            let place = TokenFilePlace.resolved(binding.path)
+            if let first = seen[place] {
+                return "the token file \(TextEscaping.escaped(binding.path)) is given twice (also as \(TextEscaping.escaped(first.path)))"
+            }
+            seen[place] = binding
+        }
+        return nil
     }
 
     /// The lease of an agent that was not given its passphrase: its key came from the key
@@ -248,7 +273,11 @@ struct AgentCommand: AsyncParsableCommand {
             Terminal.note(error.message)
             throw ExitCode(ExitStatus.usage)
         }
-        let own = Self.ownFiles(options)
+        if let repeated = Self.repeatedTokenFile(tokenFiles) {
+            Terminal.note("\(repeated); give each file once")
+            throw ExitCode(ExitStatus.usage)
+        }
+        let own = Self.ownPlaces(options)
         for binding in tokenFiles {
             let path = TextEscaping.escaped(binding.path)
             if let reason = TokenFilePlace.ownFile(binding.path, among: own) {
