@@ -254,7 +254,7 @@ public actor TokenSource {
         guard let current = state.held, current.tokens == pending.tokens, !current.stored else { return }
         do throws(AuthError) {
             let stored = try await account.loadTokens()
-            guard stored == pending.replacing else {
+            guard Self.stillReplaces(stored, pending.replacing) else {
                 dropUnsaved(pending, for: stored)
                 return
             }
@@ -271,6 +271,19 @@ public actor TokenSource {
             logger.error("the new tokens are still not stored (\(error)); keeping them in memory")
             emit(.tokensNotSaved(error.description))
         }
+    }
+
+    /// Whether unsaved tokens that replace `replaced` may still be stored over `stored`: the
+    /// store holds exactly `replaced`, or `replaced` with its refresh token forgotten. The
+    /// latter is another process that offered that refresh token after this one had spent
+    /// it, was refused, and recorded it as dead (``forgetDeadRefreshToken(of:)``): the
+    /// unsaved tokens are its successors, not older than what the store holds.
+    static func stillReplaces(_ stored: TokenSet?, _ replaced: TokenSet?) -> Bool {
+        guard stored != replaced else { return true }
+        guard var forgotten = replaced, let stored, stored.refreshToken == nil, forgotten.refreshToken != nil else { return false }
+        forgotten.refreshToken = nil
+        forgotten.refreshTokenExpiry = nil
+        return stored == forgotten
     }
 
     /// The store holds `stored` instead of what the unsaved `pending` tokens replace: a

@@ -231,6 +231,50 @@ struct TrustTests {
         #expect(provider.refreshCount == 1)
     }
 
+    /// Attack review 47: another process offered the refresh token this one had already
+    /// spent, was refused and recorded it as dead; the agent then dropped its valid, unsaved
+    /// successors as if a new login had come, and the account needed a person.
+    @Test("unsaved tokens outlive another process recording their predecessor's refresh token as dead")
+    func unsavedTokensOutliveAForgottenRefreshToken() async throws {
+        let store = FaultyStore()
+        let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
+        let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
+        let (requester, provider, clock, account) = try await makeRequester(transport, store: store)
+        clock.advance(by: 61)
+        store.faults = [diskFull]
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+        store.faults = []
+        // What the other process's forgetDeadRefreshToken writes: the old tokens without their refresh token.
+        var dead = try #require(try await account.loadTokens())
+        #expect(dead.accessToken == Secret("access-0") && dead.refreshToken != nil)
+        dead.refreshToken = nil
+        dead.refreshTokenExpiry = nil
+        try await account.saveTokens(dead)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status == 200)
+        let stored = try #require(try await account.loadTokens())
+        #expect(stored.accessToken == Secret("access-1") && stored.refreshToken != nil, "the successors are stored")
+        #expect(provider.refreshCount == 1)
+        #expect(transport.bearers == ["access-1", "access-1"])
+    }
+
+    @Test("stillReplaces: the same tokens, or the same without their refresh token; nothing else")
+    func stillReplacesRule() {
+        let now = Date(timeIntervalSince1970: 1_000)
+        let old = TokenSet(
+            accessToken: Secret("a0"), accessTokenExpiry: now + 60, refreshToken: Secret("r0"), refreshTokenExpiry: now + 600, obtainedAt: now)
+        var forgotten = old
+        forgotten.refreshToken = nil
+        forgotten.refreshTokenExpiry = nil
+        var other = forgotten
+        other.accessToken = Secret("a9")
+        #expect(TokenSource.stillReplaces(old, old))
+        #expect(TokenSource.stillReplaces(nil, nil))
+        #expect(TokenSource.stillReplaces(forgotten, old))
+        #expect(!TokenSource.stillReplaces(nil, old), "a logout")
+        #expect(!TokenSource.stillReplaces(other, old), "a new login")
+        #expect(!TokenSource.stillReplaces(old, forgotten), "a refresh token that came back is another login")
+    }
+
     @Test("the cross-process lock is on by default: beside a vault file, else per user whatever the session")
     func lockPlacement() throws {
         let memory = InMemoryStore()
