@@ -257,6 +257,56 @@ struct TrustTests {
         #expect(transport.bearers == ["access-1", "access-1"])
     }
 
+    /// Attack review 47, finding 6: the retry waited the whole lock timeout for a lock a
+    /// stopped command held, and every use (and the agent's stop) waited with it.
+    @Test("unsaved tokens with the account's lock held elsewhere: served at once, stored once the lock is free")
+    func unsavedTokensDoNotWaitForAHeldLock() async throws {
+        try await withTemporaryDirectory("vaultauth") { locks in
+            let store = FaultyStore()
+            let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
+            let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
+            let clock = ManualClock()
+            let provider = FakeProvider(clock: clock)
+            let account = AccountItems(store: store, server: "https://api.example.test", account: "ann")
+            try await account.saveTokens(provider.initialTokens())
+            // A lock timeout no test outlives: waiting for it would be a hang, which the bound below reports.
+            let requester = Requester(
+                account: account, provider: provider, transport: transport, clock: clock,
+                configuration: .init(lockTimeout: .seconds(3600), lock: .directory(locks)))
+            clock.advance(by: 61)
+            store.faults = [diskFull]
+            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+            store.faults = []
+            let other = try await FileAccountLocking(directory: locks).lock(
+                server: "https://api.example.test", account: "ann", timeout: .seconds(30))
+            let served = try await Self.within(seconds: 60) {
+                try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status
+            }
+            #expect(served == 200, "served while another holds the lock")
+            #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "not stored without the lock")
+            await other.release()
+            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!)).status == 200)
+            #expect(try await account.loadTokens()?.accessToken == Secret("access-1"), "stored once the lock was free")
+            #expect(provider.refreshCount == 1)
+        }
+    }
+
+    /// `body`'s result, or nil (and an issue) when it has not finished after `seconds`:
+    /// only a hang bound.
+    static func within<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(Sanitizer.scaled(seconds)))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            if first == nil { Issue.record("still waiting after \(seconds) s") }
+            return first
+        }
+    }
+
     @Test("stillReplaces: the same tokens, or the same without their refresh token; nothing else")
     func stillReplacesRule() {
         let now = Date(timeIntervalSince1970: 1_000)
