@@ -173,6 +173,17 @@ public actor Agent: AgentServing {
         case .load(let store, let server, let account):
             guard store == configuration.storeKey else { return Self.otherStore }
             return await load(server: server, account: account)
+        case .changed(let store, let server, let account):
+            guard store == configuration.storeKey else { return Self.otherStore }
+            await changed(KeptAccount(server: server, account: account))
+            return .done([])
+        case .rekeyed(let store):
+            guard store == configuration.storeKey else { return Self.otherStore }
+            _ = lock()
+            configuration.logger.notice("the vault has a new passphrase: dropped the old key")
+            // Open again at once when the key cache holds the new key (vault passwd puts it there).
+            _ = await unlockedStore()
+            return .done([])
         }
     }
 
@@ -241,6 +252,16 @@ public actor Agent: AgentServing {
         case .success(nil): return .declined(reason: "no item for account \"\(account)\" on server \"\(server)\"")
         case .failure(let error): return .declined(reason: Self.oneLine(error))
         }
+    }
+
+    /// The user changed `account`'s items (a logout, a removal, a new login): its keeper
+    /// drops what it holds and looks at the store again (removing the token files when the
+    /// store holds no tokens), then the accounts to keep are found again.
+    private nonisolated func changed(_ account: KeptAccount) async {
+        if let keeper = keepers.withLock({ $0[account] }) {
+            await keeper.storeChanged(in: vault.current()?.store)
+        }
+        await rescan()
     }
 
     private nonisolated func lock() -> AgentAnswer {

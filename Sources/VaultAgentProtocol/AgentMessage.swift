@@ -23,10 +23,18 @@ public enum AgentRequest: Sendable, Equatable {
     case status(store: String)
     /// Drop every key held in memory (`vault lock`).
     case lock
+    /// The user changed `account`'s items on `server` in the store `store` (`logout`,
+    /// `remove`, `login`): drop what is held of them and read the store again. Answered once
+    /// the agent holds nothing older than the store and, when the store holds no tokens any
+    /// more, the account's token files are gone.
+    case changed(store: String, server: String, account: String)
+    /// The store `store` has a new passphrase (`vault passwd`): drop the old key, and open
+    /// the store again from the key cache when it holds the new one.
+    case rekeyed(store: String)
 
     /// The operation byte of each kind.
     enum Operation: UInt8 {
-        case ping = 1, token = 2, load = 3, status = 4, lock = 5
+        case ping = 1, token = 2, load = 3, status = 4, lock = 5, changed = 6, rekeyed = 7
     }
 
     /// The request as a frame's payload.
@@ -40,6 +48,9 @@ public enum AgentRequest: Sendable, Equatable {
             AgentFrame.payload(kind: Operation.load.rawValue, fields: [Array(store.utf8), Array(server.utf8), Array(account.utf8)])
         case .status(let store): AgentFrame.payload(kind: Operation.status.rawValue, fields: [Array(store.utf8)])
         case .lock: AgentFrame.payload(kind: Operation.lock.rawValue, fields: [])
+        case .changed(let store, let server, let account):
+            AgentFrame.payload(kind: Operation.changed.rawValue, fields: [Array(store.utf8), Array(server.utf8), Array(account.utf8)])
+        case .rekeyed(let store): AgentFrame.payload(kind: Operation.rekeyed.rawValue, fields: [Array(store.utf8)])
         }
     }
 
@@ -51,12 +62,18 @@ public enum AgentRequest: Sendable, Equatable {
         switch (operation, fields.count) {
         case (.ping, 0): return .ping
         case (.lock, 0): return .lock
+        case (.rekeyed, 1):
+            guard let store = text(0) else { return nil }
+            return .rekeyed(store: store)
         case (.status, 1):
             guard let store = text(0) else { return nil }
             return .status(store: store)
         case (.load, 3):
             guard let store = text(0), let server = text(1), let account = text(2) else { return nil }
             return .load(store: store, server: server, account: account)
+        case (.changed, 3):
+            guard let store = text(0), let server = text(1), let account = text(2) else { return nil }
+            return .changed(store: store, server: server, account: account)
         case (.token, 4):
             guard let store = text(0), let server = text(1), let account = text(2) else { return nil }
             return .token(store: store, server: server, account: account, rejected: fields[3].isEmpty ? nil : fields[3])
@@ -70,7 +87,7 @@ public enum AgentAnswer: Sendable, Equatable {
     /// Done: the fields of the operation. `ping`: [version line]. `token`: [access token,
     /// expiry as whole seconds since 1970 in decimal, how it was got: "held", "refreshed",
     /// "adopted" or "logged in again"]. `load`: [secret, label]. `status`: [JSON text].
-    /// `lock`: [].
+    /// `lock`, `changed`, `rekeyed`: [].
     case done([[UInt8]])
     /// The agent does not serve this (another store, the vault is locked, the account is
     /// not logged in, needs a person, the provider failed...): `reason` is one line for

@@ -22,6 +22,7 @@ struct AgentServingTests {
                 for request: AgentRequest in [
                     .token(store: other, server: bench.url, account: agentUser, rejected: nil),
                     .load(store: other, server: bench.url, account: agentUser), .status(store: other),
+                    .changed(store: other, server: bench.url, account: agentUser), .rekeyed(store: other),
                 ] {
                     #expect(declineReason(await agent.answer(request)) == "the agent serves another store")
                 }

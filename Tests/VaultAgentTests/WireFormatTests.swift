@@ -7,7 +7,8 @@ import VaultTestSupport
 
 @Suite(.offThePool) struct WireFormatTests {
     static let requests: [AgentRequest] = [
-        .ping, .lock, .status(store: "file:/home/a/vault"),
+        .ping, .lock, .status(store: "file:/home/a/vault"), .rekeyed(store: "file:/home/a/vault"),
+        .changed(store: "file:/home/a/vault", server: "https://auth.example.com", account: "ann"),
         .load(store: "s", server: "https://h", account: "ann"),
         .token(store: "s", server: "https://h", account: "ann", rejected: nil),
         .token(store: "s", server: "https://h", account: "ann", rejected: Array("old".utf8)),

@@ -25,6 +25,20 @@ import VaultStoreCLI
         #expect(AgentVariables.listenPath(off) == "/s/a.sock", "the agent itself still listens")
     }
 
+    @Test("the places a user's order reaches: VAULT_AGENT_SOCKET, the session's runtime directory or else /run/user/UID, and the fallback")
+    func noticePlaces() {
+        #expect(AgentNotice.socketPlaces([:], uid: 7) == ["/run/user/7/vault/agent.sock", "/tmp/vault-agent-7/agent.sock"])
+        #expect(AgentNotice.socketPlaces(["XDG_RUNTIME_DIR": ""], uid: 7) == ["/run/user/7/vault/agent.sock", "/tmp/vault-agent-7/agent.sock"])
+        // A session's own runtime directory (the tests' private one) keeps /run/user/UID out.
+        #expect(
+            AgentNotice.socketPlaces(["XDG_RUNTIME_DIR": "/tmp/t/run", "VAULT_AGENT_SOCKET": "/s/a.sock"], uid: 7)
+                == ["/s/a.sock", "/tmp/t/run/vault/agent.sock", "/tmp/vault-agent-7/agent.sock"])
+        #expect(
+            AgentNotice.socketPlaces(["XDG_RUNTIME_DIR": "/run/user/7", "VAULT_AGENT_SOCKET": "/run/user/7/vault/agent.sock"], uid: 7)
+                == ["/run/user/7/vault/agent.sock", "/tmp/vault-agent-7/agent.sock"], "each place once")
+        #expect(AgentNotice.socketPlaces(["VAULT_AGENT": "off"], uid: 7).count == 2, "VAULT_AGENT=off does not stop the user's order")
+    }
+
     @Test("keyCacheOnly: no passphrase from a variable, a file or systemd's credential, and no prompt")
     func keyCacheOnlyGivesNoPassphrase() throws {
         var options = StoreConfiguration(variables: ["VAULT_PASSPHRASE": "pw", "HOME": "/home/u"])

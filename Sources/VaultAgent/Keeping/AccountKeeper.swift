@@ -62,6 +62,10 @@ final class AccountKeeper: Sendable {
     private let loops: LoopCounter
     private let wakeup = Wakeup()
     private let state = Locked(State())
+    /// The token files' generation, held while they are written or removed (off the pool):
+    /// a write of tokens read before a ``storeChanged(in:)`` is refused, so a logout's
+    /// removal of the files is never undone by a write already under way.
+    private let files = Locked(0)
     private var logger: Logger { configuration.logger }
 
     init(account: KeptAccount, vault: VaultHolder, configuration: AgentConfiguration, tuning: Agent.Tuning, loops: LoopCounter) {
@@ -143,6 +147,41 @@ final class AccountKeeper: Sendable {
             if let source = state.source { state.dropped.append(source) }
             state.source = nil
             state.sourceGeneration = -1
+        }
+        wakeup.wake()
+    }
+
+    /// The user changed this account's items (`vault logout`, `remove`, `login`): the
+    /// source goes, so nothing held is served again, and the store (when the vault is
+    /// unlocked: `store`) decides what follows. No tokens stored: the token files are
+    /// removed before this returns and the account waits for a login. Tokens stored: the
+    /// keeper takes them up at once.
+    func storeChanged(in store: (any SecureStore)?) async {
+        dropSource()
+        let stored: TokenSet??
+        if let store {
+            stored = try? await AccountItems(store: store, server: account.server, account: account.account).loadTokens()
+        } else {
+            stored = nil
+        }
+        switch stored {
+        case .some(.none):
+            state.withLock { state in
+                state.phase = .needsLogin(stored: nil)
+                state.lastError = "logged out"
+                state.nextRefreshAt = nil
+            }
+            await removeFiles(because: "the account was logged out")
+            logger.notice("\(account) was logged out; serving none of its tokens")
+        case .some(.some):
+            state.withLock { state in
+                if case .needsLogin = state.phase { state.lastError = nil }
+                state.phase = .active
+            }
+            await bumpFiles()
+        case .none:
+            // The store cannot be read (locked, failing): what the files hold may be stale.
+            await removeFiles(because: "the account's items changed and the store cannot be read now")
         }
         wakeup.wake()
     }
@@ -245,6 +284,8 @@ final class AccountKeeper: Sendable {
         }
         let due = memory.planned.map { $0 <= Date() } ?? false
         let seen = memory.seen
+        // Taken before the tokens are read: a logout meanwhile makes their write a no-op.
+        let generation = fileGeneration
         let outcome = await Result.awaiting { () async throws(AuthError) in
             let source = try await self.source()
             let current = try await source.token()
@@ -255,7 +296,7 @@ final class AccountKeeper: Sendable {
         if Task.isCancelled { return }
         switch outcome {
         case .success(let (tokens, refreshedAhead)):
-            await keepUp(with: tokens, refreshedAhead: refreshedAhead, &memory)
+            await keepUp(with: tokens, refreshedAhead: refreshedAhead, fileGeneration: generation, &memory)
             let delay = max(memory.planned!.timeIntervalSince(Date()), tuning.minimumGap)
             await wakeup.wait(for: .milliseconds(Int64(delay * 1000)))
         case .failure(let error) where Self.needsPerson(error):
@@ -277,7 +318,7 @@ final class AccountKeeper: Sendable {
     }
 
     /// Records `tokens`, writes them to the token files when they are new, plans the next refresh.
-    private func keepUp(with tokens: TokenSet, refreshedAhead: Bool, _ memory: inout Memory) async {
+    private func keepUp(with tokens: TokenSet, refreshedAhead: Bool, fileGeneration: Int, _ memory: inout Memory) async {
         let dates = TokenDates(tokens)
         if refreshedAhead, let previous = memory.seen, schedule.plansForWindow(previous, absoluteWindowEnd: memory.absoluteWindowEnd),
             let before = previous.refreshTokenExpiry, let after = dates.refreshTokenExpiry, after <= before.addingTimeInterval(1)
@@ -288,7 +329,7 @@ final class AccountKeeper: Sendable {
         memory.seen = dates
         memory.backoff.reset()
         if memory.written.map({ dates.differ(from: $0) }) ?? true, !tokenFiles.isEmpty {
-            if await writeFiles(tokens.accessToken.bytes) { memory.written = dates }
+            if await writeFiles(tokens.accessToken.bytes, generation: fileGeneration) { memory.written = dates }
         }
         let planned = schedule.nextRefresh(for: dates, absoluteWindowEnd: memory.absoluteWindowEnd)
         memory.planned = planned
@@ -333,34 +374,60 @@ final class AccountKeeper: Sendable {
 
     // MARK: - Token files
 
-    /// Writes `token` to every token file; true when all of them took it.
-    private func writeFiles(_ token: [UInt8]) async -> Bool {
-        var allWritten = true
-        for path in tokenFiles {
-            let result: Result<Void, TokenFile.Failure> = await Blocking.runResult { () throws(TokenFile.Failure) in
-                // Checked again before each write: a directory on the way may have changed hands.
-                try TokenFile.write(token, to: path, approve: TokenFilePlace.approval(for: path))
-            }
-            if case .failure(let failure) = result {
-                allWritten = false
-                logger.error("\(account): the token file could not be written (\(failure))")
+    /// The token files' generation now: given to ``writeFiles(_:generation:)`` by a turn
+    /// that reads its tokens after this.
+    private var fileGeneration: Int { files.withLock { $0 } }
+
+    /// Writes `token` to every token file, unless the files changed hands since
+    /// `generation` (a logout removed them): true when all of them took it.
+    private func writeFiles(_ token: [UInt8], generation: Int) async -> Bool {
+        let paths = tokenFiles
+        let outcome: [TokenFile.Failure]? = await Blocking.run { [files] in
+            files.withLock { current -> [TokenFile.Failure]? in
+                guard current == generation else { return nil }
+                var failures: [TokenFile.Failure] = []
+                for path in paths {
+                    do throws(TokenFile.Failure) {
+                        // Checked again before each write: a directory on the way may have changed hands.
+                        try TokenFile.write(token, to: path, approve: TokenFilePlace.approval(for: path))
+                    } catch {
+                        failures.append(error)
+                    }
+                }
+                return failures
             }
         }
-        return allWritten
+        guard let failures = outcome else {
+            logger.info("\(account): the tokens changed while the token file was due; not written")
+            return false
+        }
+        for failure in failures { logger.error("\(account): the token file could not be written (\(failure))") }
+        return failures.isEmpty
     }
 
-    /// Removes every token file, saying why.
+    /// Removes every token file, saying why; a write of tokens read before this is refused.
     private func removeFiles(because why: String) async {
-        for path in tokenFiles {
-            let result: Result<Bool, TokenFile.Failure> = await Blocking.runResult { () throws(TokenFile.Failure) in
-                try TokenFile.remove(path, approve: TokenFilePlace.approval(for: path))
+        let paths = tokenFiles
+        let results: [(String, Result<Bool, TokenFile.Failure>)] = await Blocking.run { [files] in
+            files.withLock { generation in
+                generation += 1
+                return paths.map { path in
+                    (path, Result { () throws(TokenFile.Failure) in try TokenFile.remove(path, approve: TokenFilePlace.approval(for: path)) })
+                }
             }
+        }
+        for (path, result) in results {
             switch result {
             case .success(true): logger.warning("removed the token file \(path): \(why)")
             case .success(false): break
             case .failure(let failure): logger.error("\(account): the token file could not be removed (\(failure))")
             }
         }
+    }
+
+    /// Refuses every write of tokens read before now (they were replaced in the store).
+    private func bumpFiles() async {
+        await Blocking.run { [files] in files.withLock { $0 += 1 } }
     }
 
     // MARK: - Rules

@@ -77,6 +77,7 @@ extension LoginCommand {
         let claims = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))
         let who = claims.map { " (signed in: \($0.who))" } ?? ""
         Terminal.note("logged in to \(server) as \(auth.account)\(who)")
+        tellAgents()
     }
 
     /// The private key: `--private-key-file`, else `$CREDENTIALS_DIRECTORY/AuthKey_<KEYID>.p8`,

@@ -184,6 +184,7 @@ struct LoginCommand: AsyncParsableCommand {
             return try await session.login(settings: settings, password: password)
         }
         Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)")
+        tellAgents()
     }
 
     /// A person signs in: through the browser, or on another device.
@@ -206,6 +207,12 @@ struct LoginCommand: AsyncParsableCommand {
         }
         let who = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)).map { " (signed in: \($0.who))" } ?? ""
         Terminal.note("logged in to \(ServerName.normalized(auth.server)) as \(auth.account)\(who)")
+        tellAgents()
+    }
+
+    /// Every agent of the user drops what it held of the account and takes the new tokens.
+    func tellAgents() {
+        AgentNotice.accountChanged(server: ServerName.normalized(auth.server), account: auth.account, store.configuration)
     }
 
     /// How the sign-in pages in the browser name vault and a new sign-in.

@@ -49,6 +49,8 @@ struct LogoutCommand: AsyncParsableCommand {
             let (report, server, account) = try await auth.withSession(store) { session throws(AuthError) in
                 (try await session.logout(forgetPassword: forgetPassword), session.items.server, session.items.account)
             }
+            // The local tokens are gone: no agent serves them or keeps their token files from now on.
+            AgentNotice.accountChanged(server: server, account: account, store.configuration)
             if endSession { try showEndSession(report) }
             if let failure = report.revocationFailure {
                 throw .network(

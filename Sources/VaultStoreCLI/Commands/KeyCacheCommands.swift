@@ -93,19 +93,12 @@ struct LockCommand: ParsableCommand {
         }
     }
 
-    /// Tells `vault agent`, when one runs, to drop every key it holds, and says so; nothing
-    /// when none runs (with `-v`, why it could not be told). A lock is the user's order:
-    /// it reaches the agent even with `VAULT_AGENT=off` (which only keeps commands from
-    /// asking it), at `VAULT_AGENT_SOCKET` and at the standard socket both.
+    /// Tells every `vault agent` of the user (``AgentNotice/socketPlaces(_:uid:)``) to drop
+    /// every key it holds, and says so; nothing when none runs (with `-v`, one line per
+    /// agent found). A lock is the user's order: it reaches the agents even with
+    /// `VAULT_AGENT=off` (which only keeps commands from asking them).
     static func lockAgent(_ configuration: StoreConfiguration) {
-        var standard = configuration.variables
-        standard["VAULT_AGENT_SOCKET"] = nil
-        let paths = [AgentVariables.listenPath(configuration.variables), AgentVariables.listenPath(standard)]
-        for (index, path) in paths.enumerated() where index == 0 || path != paths[0] {
-            guard AgentAccess.isSocket(path) else { continue }
-            let agent = AgentAccess(socketPath: path, verbose: configuration.verbose)
-            guard agent.ask(.lock, timeout: AgentAccess.shortTimeout, doingTheWorkHere: false) != nil else { continue }
-            Terminal.note("the agent dropped its keys too")
-        }
+        let told = AgentNotice.tell(.lock, what: "drop its keys", variables: configuration.variables, verbose: configuration.verbose)
+        if !told.isEmpty { Terminal.note(told.count == 1 ? "the agent dropped its keys too" : "\(told.count) agents dropped their keys too") }
     }
 }

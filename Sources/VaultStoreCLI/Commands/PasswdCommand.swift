@@ -46,6 +46,11 @@ struct PasswdCommand: ParsableCommand {
             }
             let newPassphrase = try PassphraseSource.newPassphrase(file: newFile, prompter: TerminalPrompter())
             try vault.changePassphrase(to: newPassphrase)
+            // An agent holding the old key could read nothing more and would retry for ever.
+            let configuration = store.configuration
+            _ = AgentNotice.tell(
+                .rekeyed(store: configuration.agentStoreKey), what: "drop the old key", variables: configuration.variables,
+                verbose: configuration.verbose)
         }
     }
 }

@@ -26,6 +26,7 @@ struct RemoveCommand: ParsableCommand {
             if NotFoundReport.noteMissingFile(opened) { return }
             try opened.remove(key)
             RemoveHint.noteOtherSpellings(of: key, in: opened)
+            AgentNotice.accountChanged(server: ServerName.normalized(key.server), account: key.account, store.configuration)
         }
     }
 }
