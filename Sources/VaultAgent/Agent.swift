@@ -22,8 +22,9 @@ import VaultSync
 ///   later request (or the periodic tick) opens the store again from the key cache alone
 ///   (``AgentConfiguration/openStore``, `afterLock`), or declines: the vault is locked.
 public actor Agent: AgentServing {
-    /// The agent's version line, answered to `ping`.
-    public static let versionLine = "vault-agent 1"
+    /// The agent's version line, answered to `ping` and shown by `vault agent --check` and
+    /// `vault status`: the release and the wire format's version.
+    public static let versionLine = "vault-agent \(VaultRelease.version) (protocol \(AgentFrame.version))"
 
     /// The timing of the agent's own work; the defaults suit a service, tests shorten them.
     public struct Tuning: Sendable {
@@ -103,6 +104,18 @@ public actor Agent: AgentServing {
                 }
             }
         }
+    }
+
+    /// The line the agent starts with: where it serves, the accounts it keeps alive, its
+    /// token files (paths escaped).
+    public nonisolated func startLine(serving place: String) -> String {
+        let kept = keepers.withLock { $0.values.filter { $0.status().kept }.map { "\($0.account)" } }.sorted()
+        let accounts =
+            configuration.accounts == nil
+            ? "keeping every account logged in (\(kept.count) now\(kept.isEmpty ? "" : ": " + kept.joined(separator: ", ")))"
+            : "keeping \(kept.isEmpty ? "no account" : kept.joined(separator: ", "))"
+        let files = configuration.tokenFiles.map { TextEscaping.escaped($0.path) }
+        return "serving at \(place); \(accounts)\(files.isEmpty ? "" : "; token files: " + files.joined(separator: ", "))"
     }
 
     /// Stops every keep-alive task and waits (at most ``Tuning/stopTimeout``) for the work

@@ -3,6 +3,7 @@
 
 import Foundation
 import VaultAuth
+import VaultStore
 import VaultStoreCLI
 
 /// The words of `vault status`: lines for people, or one JSON object with stable field
@@ -73,10 +74,20 @@ struct StatusReport {
         return lines
     }
 
+    /// What the agent does with a kept account, in words, from its status's `state`.
+    static func words(forState state: String?) -> String {
+        switch state {
+        case "kept", nil: "keeps it alive (refreshes ahead of expiry)"
+        case "needs login": "stopped: it needs a person to log in again (vault login)"
+        case "locked": "waiting: the vault is locked (vault unlock)"
+        case let other?: "kept (\(TextEscaping.escaped(other)))"
+        }
+    }
+
     /// The agent's lines of one account's block.
     private func agentLines(_ kept: AgentStatus.Account?) -> [String] {
-        guard let kept, kept.kept else { return ["  agent:          not kept"] }
-        var lines = ["  agent:          kept\(kept.state.map { " (\($0))" } ?? "")"]
+        guard let kept, kept.kept else { return ["  agent:          not kept alive (it serves the account only when asked)"] }
+        var lines = ["  agent:          \(Self.words(forState: kept.state))"]
         lines.append("  next refresh:   \(kept.nextRefresh.map(dated) ?? "none planned")")
         if let last = kept.lastRefresh { lines.append("  agent refresh:  \(dated(last))") }
         if let error = kept.lastError { lines.append("  agent error:    \(error)") }

@@ -2,10 +2,11 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
+import VaultStore
 
 /// What both roots of the `vault` command say of it, and the store commands they share.
 public enum CommandLineSummary {
-    public static let version = "0.1.0"
+    public static let version = VaultRelease.version
     public static let abstract = "Keep credentials safe: in the Secret Service keyring, or in an encrypted file."
     public static let discussion = """
         Items are keyed by server and account, like internet passwords in a keychain. \

@@ -39,7 +39,9 @@ struct AgentServingTests {
             try await withAgent(bench.configuration()) { agent in
                 let status = try await agent.statusJSON()
                 #expect(Set(status.keys) == ["agent", "locked", "accounts"])
-                #expect(status["agent"] as? String == "vault-agent 1")
+                #expect(
+                    status["agent"] as? String == Agent.versionLine && Agent.versionLine.hasPrefix("vault-agent 0.")
+                        && Agent.versionLine.hasSuffix(" (protocol 1)"))
                 #expect(status["locked"] as? Bool == false)
                 // The keeper's first turn (it reads the tokens and plans) runs on its own task.
                 #expect(await eventually { await agent.firstAccount()?["next_refresh_at"] is String })

@@ -318,7 +318,7 @@ struct AgentClientCLITests {
             let json = """
                 {"agent":"vault-agent 1","locked":false,"accounts":[{"server":"\(url)","account":"alice","kept":true,\
                 "next_refresh_at":"2030-01-01T00:00:00Z","last_refresh_at":"2026-01-01T00:00:00Z","last_error":"the provider said no",\
-                "state":"keeping"}]}
+                "state":"needs login"}]}
                 """
             let agent = try setup.agent(
                 .answer({ request in
@@ -330,6 +330,8 @@ struct AgentClientCLITests {
             #expect(text.status == 0, "\(text.err)")
             #expect(text.out.contains("agent: vault-agent 1, running"), "\(text.out)")
             #expect(text.out.contains("  next refresh:   2030-01-01T00:00:00Z"), "\(text.out)")
+            // In words, not "kept (needs login)" (issue 37).
+            #expect(text.out.contains("  agent:          stopped: it needs a person to log in again (vault login)\n"), "\(text.out)")
             #expect(text.out.contains("  agent error:    the provider said no"), "\(text.out)")
             let result = try await setup.run(["status", "--json"], env: setup.env)
             #expect(result.status == 0, "\(result.err)")

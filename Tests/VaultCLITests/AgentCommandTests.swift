@@ -59,6 +59,9 @@ import VaultTestSupport
 
             let answered = try await Self.check(place.environment)
             #expect(answered.status == 0 && answered.out.hasPrefix("vault-agent ") && answered.out.hasSuffix("\n"), "\(answered.out) \(answered.err)")
+            // The release `vault --version` prints, and the wire format's version (issue 37: it said "vault-agent 1").
+            let release = try await VaultProcess.vaultAsync(["--version"], environment: place.environment, timeout: 30)
+            #expect(answered.out == "vault-agent \(release.out.trimmingCharacters(in: .whitespacesAndNewlines)) (protocol 1)\n", "\(answered.out)")
 
             let second = try await VaultProcess.vaultAsync(["agent"], environment: place.environment, timeout: 30)
             #expect(second.status == 4, "\(second.err)")

@@ -49,6 +49,27 @@ struct AgentUserActionsTests {
         }
     }
 
+    /// Issue 37: without -v the agent said nothing at all, not even where it served.
+    @Test("without -v the agent says where it serves, what it keeps and its token files, and that an account was logged out")
+    func speaksWithoutVerbose() async throws {
+        try await AgentEndToEndTests.with(accessTTL: 300) { setup in
+            try await setup.login(setup.alice)
+            let path = setup.directory + "/alice.token"
+            let agent = try ChildProcess(
+                VaultProcess.vaultPath, ["agent", "--account", setup.url, setup.alice, "--token-file", "\(path)=\(setup.alice)@\(setup.url)"],
+                environment: setup.environment, stderr: .intoStdout)
+            defer { agent.kill() }
+            let started = try await agent.waitForOutput(timeout: 60) { $0.contains("serving at") }
+            let line = try #require(started?.split(separator: "\n").first { $0.contains("serving at") }, "\(agent.output)")
+            #expect(
+                line.hasSuffix("serving at \(setup.socket); keeping \(setup.alice)@\(setup.url); token files: \(path)"), "\(line)")
+            #expect(!agent.output.contains(" info "), "only notices and worse without -v: \(agent.output)")
+            #expect(try await setup.vault(["logout", setup.url, setup.alice]).status == 0)
+            #expect(
+                try await agent.waitForOutput(timeout: 20) { $0.contains("\(setup.alice)@\(setup.url) was logged out") } != nil, "\(agent.output)")
+        }
+    }
+
     /// Finding 5: `vault lock` missed an agent on another socket place and said nothing.
     @Test("vault lock reaches an agent listening at the fallback place while its own XDG_RUNTIME_DIR names another")
     func lockReachesEveryPlace() async throws {
@@ -67,7 +88,9 @@ struct AgentUserActionsTests {
             let runtime = setup.directory + "/session-run"
             #expect(mkdir(runtime, 0o700) == 0)
             // The lock of a vault file of its own (the keyring has no key to drop), as a session's shell runs it.
-            let session = ["VAULT_AGENT_SOCKET": "", "XDG_RUNTIME_DIR": runtime, "VAULT_BACKEND": "file", "VAULT_FILE": setup.directory + "/vault.db"]
+            let session = [
+                "VAULT_AGENT_SOCKET": "", "XDG_RUNTIME_DIR": runtime, "VAULT_BACKEND": "file", "VAULT_FILE": setup.directory + "/vault.db",
+            ]
             let lock = try await setup.vault(["lock", "-v"], extra: session)
             #expect(lock.status == 0, "\(lock.err)")
             #expect(lock.err.contains("agent at \(fallback): told to drop its keys"), "\(lock.err)")
@@ -89,7 +112,8 @@ struct AgentUserActionsTests {
             let agent = try await setup.startAgent([], extra: file.merging(given) { $1 })
             defer { agent.kill() }
             let newFile = setup.directory + "/new-passphrase"
-            #expect(FileManager.default.createFile(atPath: newFile, contents: Data("agent passwd new 0b94".utf8), attributes: [.posixPermissions: 0o600]))
+            #expect(
+                FileManager.default.createFile(atPath: newFile, contents: Data("agent passwd new 0b94".utf8), attributes: [.posixPermissions: 0o600]))
             let passwd = try await setup.vault(["passwd", "-v", "--new-passphrase-file", newFile], extra: file.merging(given) { $1 })
             #expect(passwd.status == 0, "\(passwd.err)")
             #expect(passwd.err.contains("agent at \(setup.socket): told to drop the old key"), "\(passwd.err)")

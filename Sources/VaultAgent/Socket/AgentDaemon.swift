@@ -59,7 +59,8 @@ public enum AgentDaemon {
             }
             var status = "serving at \(place)"
             await notifier.ready(status: status)
-            logger.info("serving at \(place)")
+            // Said without -v too: where, which accounts, which files (issue 37).
+            logger.notice("\(agent.startLine(serving: place))")
             // STATUS= kept current: the connections open, when that changes.
             guard notifier.socketPath != nil else { return }
             while !Task.isCancelled {

@@ -90,7 +90,9 @@ struct AgentCommand: AsyncParsableCommand {
                 "NOTIFY_SOCKET '\(TextEscaping.escaped(ignored))' is neither a socket path nor @name that fits a socket address; no sd_notify")
         }
         var logger = Logger(label: "vault.agent")
-        logger.logLevel = store.verbose ? .info : .warning
+        // Without -v: the start line, the changes the user should hear of (a lock, a logout,
+        // an account that needs a person) and the failures; -v adds every refresh.
+        logger.logLevel = store.verbose ? .info : .notice
         let listener: AgentSocketServer.Listener
         var ownSocket: String?
         if let activated {
