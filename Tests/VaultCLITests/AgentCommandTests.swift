@@ -420,6 +420,28 @@ import VaultTestSupport
         }
     }
 
+    /// Issue 37, finding 9: another uid can make `/tmp/vault-agent-UID` first; the agent
+    /// refuses it (as before) and now says how to get a place of one's own.
+    @Test("a fallback socket directory another user made first: exit 4, one line that says to set XDG_RUNTIME_DIR")
+    func squattedFallback() async throws {
+        try #require(getuid() == 0, "needs root to play the user (uid 65534) and the squatter (root)")
+        let squatted = "/tmp/vault-agent-65534"
+        let made = mkdir(squatted, 0o755) == 0
+        defer { if made { rmdir(squatted) } }
+        var info = stat()
+        guard stat(squatted, &info) == 0, info.st_uid != 65534 else {
+            print("\(squatted) belongs to uid 65534 here: nothing to squat")
+            return
+        }
+        let result = try await ChildProcess.runAsync(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", VaultProcess.vaultPath, "agent"],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8"], timeout: 30)
+        #expect(result.status == 4, "\(result.err)")
+        #expect(
+            result.err == "vault: the socket directory \(squatted) is not safe: it is owned by uid \(info.st_uid); "
+                + "set XDG_RUNTIME_DIR (or VAULT_AGENT_SOCKET) to a directory only you can change\n", "\(result.err)")
+    }
+
     @Test("the systemd user units install with the prefix and pass systemd-analyze verify")
     func systemdUnits() async throws {
         try await withTemporaryDirectory("vault-units") { directory in

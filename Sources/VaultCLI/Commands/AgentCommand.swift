@@ -102,7 +102,7 @@ struct AgentCommand: AsyncParsableCommand {
             do throws(AgentSocketError) {
                 try AgentSocketPlace.prepare(path)
             } catch {
-                Terminal.note(error.description)
+                Terminal.note(error.description + Self.fallbackHint(error, variables))
                 throw ExitCode(ExitStatus.unavailable)
             }
             listener = .path(path)
@@ -129,6 +129,20 @@ struct AgentCommand: AsyncParsableCommand {
         // The HTTP client must be shut down before it goes (AsyncHTTPClient's rule).
         await transport.shutdown(waitingAtMost: .seconds(2))
         if let failure { throw failure }
+    }
+
+    /// What to do when the fallback place under the shared `/tmp` is not usable (another
+    /// user made `/tmp/vault-agent-UID` first, or put something there): its name is
+    /// predictable, so only a place of the user's own avoids it. Empty otherwise.
+    static func fallbackHint(_ error: AgentSocketError, _ variables: [String: String]) -> String {
+        let runtime = variables["XDG_RUNTIME_DIR"] ?? ""
+        let chosen = variables["VAULT_AGENT_SOCKET"] ?? ""
+        guard runtime.isEmpty || !runtime.hasPrefix("/"), chosen.isEmpty else { return "" }
+        switch error {
+        case .unsafeDirectory, .occupied:
+            return "; set XDG_RUNTIME_DIR (or VAULT_AGENT_SOCKET) to a directory only you can change"
+        default: return ""
+        }
     }
 
     /// Claims org.freedesktop.secrets; says so, or why not (the daemon then stops, exit 4).
