@@ -75,6 +75,29 @@ struct KeyCacheCLITests {
         }
     }
 
+    /// Issue 37, finding 8: a cron job given the passphrase refilled the cache seconds after
+    /// a deliberate lock, and the docs suggested only `vault unlock` did. The rule chosen,
+    /// and written in the README: any command that opens the vault with a passphrase while
+    /// the cache is on keeps the key again; the cache turned off for it keeps the lock.
+    @Test("after vault lock: a command given the passphrase with the cache on keeps the key again; with VAULT_KEY_CACHE_TTL=0 the lock holds")
+    func whatRefillsTheCache() async throws {
+        try await withTemporaryDirectory("vault-keycache") { dir in
+            let vault = Vault(dir: dir)
+            #expect(try await vault.save().status == 0)
+            #expect(try await vault.run(["lock"], env: vault.withoutPassphrase).status == 0)
+            var cronWithoutCache = vault.withPassphrase
+            cronWithoutCache["VAULT_KEY_CACHE_TTL"] = "0"
+            let cron = try await vault.load(cronWithoutCache)
+            #expect(cron.status == 0 && cron.out == Self.secret, "\(cron.err)")
+            #expect(try await vault.load(vault.withoutPassphrase).status == 2, "the lock held")
+            let refilled = try await vault.run(["load", "--server", "s", "--account", "a", "-v"], env: vault.withPassphrase)
+            #expect(refilled.status == 0 && refilled.out == Self.secret, "\(refilled.err)")
+            let after = try await vault.load(vault.withoutPassphrase)
+            #expect(after.status == 0 && after.out == Self.secret, "a command with the passphrase and the cache on keeps the key: \(after.err)")
+            #expect(try await vault.run(["lock"], env: vault.withoutPassphrase).status == 0)
+        }
+    }
+
     @Test("a kept key expires with the kernel's timeout")
     func expires() async throws {
         try await withTemporaryDirectory("vault-keycache") { dir in
