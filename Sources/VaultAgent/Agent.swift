@@ -187,17 +187,23 @@ public actor Agent: AgentServing {
             guard store == configuration.storeKey else { return Self.otherStore }
             return await load(server: server, account: account)
         case .changed(let store, let server, let account):
-            guard store == configuration.storeKey else { return Self.otherStore }
-            await changed(KeptAccount(server: server, account: account))
+            guard isMine(store) else { return Self.otherStore }
+            if let problem = await changed(KeptAccount(server: server, account: account)) { return .declined(reason: problem) }
             return .done([])
         case .rekeyed(let store):
-            guard store == configuration.storeKey else { return Self.otherStore }
+            guard isMine(store) else { return Self.otherStore }
             _ = lock()
             configuration.logger.notice("the vault has a new passphrase: dropped the old key")
             // Open again at once when the key cache holds the new key (vault passwd puts it there).
             _ = await unlockedStore()
             return .done([])
         }
+    }
+
+    /// Whether a notice naming `store` is about this agent's store: its key as the
+    /// commands spell it, or as the backend it decided on names it.
+    private nonisolated func isMine(_ store: String) -> Bool {
+        store == configuration.storeKey || configuration.otherStoreKeys.contains(store)
     }
 
     // MARK: - The vault, for the Secret Service provider
@@ -270,11 +276,13 @@ public actor Agent: AgentServing {
     /// The user changed `account`'s items (a logout, a removal, a new login): its keeper
     /// drops what it holds and looks at the store again (removing the token files when the
     /// store holds no tokens), then the accounts to keep are found again.
-    private nonisolated func changed(_ account: KeptAccount) async {
+    private nonisolated func changed(_ account: KeptAccount) async -> String? {
+        var problem: String?
         if let keeper = keepers.withLock({ $0[account] }) {
-            await keeper.storeChanged(in: vault.current()?.store)
+            problem = await keeper.storeChanged(in: vault.current()?.store)
         }
         await rescan()
+        return problem
     }
 
     private nonisolated func lock() -> AgentAnswer {

@@ -57,6 +57,12 @@ public struct AgentConfiguration: Sendable {
     public var keepAlive: Duration?
     /// Token files to keep fresh.
     public var tokenFiles: [TokenFileBinding]
+    /// What no token file may replace (vault's own files and directories), checked again
+    /// before each write against the directory the write uses.
+    package var tokenFileOwnPlaces = TokenFilePlace.OwnPlaces(files: [])
+    /// Other names this store goes by (the backend it decided on, the vault file's real
+    /// path): a `changed` or `rekeyed` naming one of them is this agent's too.
+    package var otherStoreKeys: [String] = []
     /// Where the agent logs (never a secret).
     public var logger: Logger
 

@@ -135,6 +135,20 @@ public actor TokenSource {
         await retryUnsavedTokens()
     }
 
+    /// Whether this source may go on after another process changed the account's items
+    /// and the store now holds `stored`: true while it holds exactly those tokens, or
+    /// tokens the store refused that still replace them (``stillReplaces(_:_:)``; the
+    /// provider has rotated, so they exist nowhere else). A refresh under way decides for
+    /// itself under the lock. False for anything else: the caller drops the source, and a
+    /// new one reads the store.
+    public func stillHolds(afterStoreChangedTo stored: TokenSet?) -> Bool {
+        switch state {
+        case .refreshing: return true
+        case .ready(let held): return held.stored ? held.tokens == stored : Self.stillReplaces(stored, held.replacing)
+        default: return false
+        }
+    }
+
     private var stopping: AuthError {
         .lockTimeout("stopping: the refresh of \(account.account) on \(account.server) is left to the next process")
     }

@@ -38,7 +38,11 @@ package enum AgentNotice {
     /// file, one after the other (each within ``AgentAccess/shortTimeout``), and returns
     /// the places whose agent did it. With `verbose`, one line per agent:
     /// `agent at PATH: told to WHAT` or `agent at PATH: REASON`.
-    package static func tell(_ request: AgentRequest, what: String, variables: [String: String], verbose: Bool) -> [String] {
+    /// With `loudly`, a decline other than "another store" is said without `verbose` too:
+    /// the agent could not do what the user's command needs (a token file left behind).
+    package static func tell(
+        _ request: AgentRequest, what: String, variables: [String: String], verbose: Bool, loudly: Bool = false
+    ) -> [String] {
         var told: [String] = []
         for place in socketPlaces(variables) where AgentAccess.isSocket(place) {
             let shown = TextEscaping.escaped(place)
@@ -47,7 +51,7 @@ package enum AgentNotice {
                 told.append(place)
                 if verbose { Terminal.note("agent at \(shown): told to \(what)") }
             case .success(.declined(let reason)):
-                if verbose { Terminal.note("agent at \(shown): \(reason)") }
+                if verbose || (loudly && reason != anotherStore) { Terminal.note("agent at \(shown): \(TextEscaping.escaped(reason))") }
             case .failure(let failure):
                 if verbose { Terminal.note("agent at \(shown): \(failure)") }
             }
@@ -59,7 +63,12 @@ package enum AgentNotice {
     /// selects (an agent of another store declines): after this, none of them serves what
     /// it held of the account, and when the store holds no tokens its token files are gone.
     package static func accountChanged(server: String, account: String, _ configuration: StoreConfiguration) {
-        let request = AgentRequest.changed(store: configuration.agentStoreKey, server: server, account: account)
-        _ = tell(request, what: "read \(account) on \(server) again", variables: configuration.variables, verbose: configuration.verbose)
+        let request = AgentRequest.changed(store: configuration.noticeStoreKey, server: server, account: account)
+        _ = tell(
+            request, what: "read \(account) on \(server) again", variables: configuration.variables, verbose: configuration.verbose,
+            loudly: true)
     }
+
+    /// How an agent declines a request about another store than its own.
+    static let anotherStore = "the agent serves another store"
 }

@@ -103,7 +103,7 @@ struct TokenFilePlaceTests {
             let locks = Self.directory(base, "locks", mode: 0o700)
             let own = TokenFilePlace.OwnPlaces(
                 files: [(what: "the vault file", path: vault), (what: "a passphrase file", path: base + "/absent-passphrase")],
-                directories: [(what: "vault's lock directory", path: locks)], lockFileDirectories: [base])
+                directories: [(what: "vault's lock directory", path: locks)], lockFileDirectories: [(base, "vault.db")])
             #expect(TokenFilePlace.ownFile(vault, among: own) == "it is the vault file")
             try FileManager.default.createSymbolicLink(atPath: base + "/alias", withDestinationPath: base)
             #expect(TokenFilePlace.ownFile(base + "/alias/vault.db", among: own) == "it is the vault file")
@@ -115,9 +115,56 @@ struct TokenFilePlaceTests {
             // could each hold "the" lock and refresh at once.
             #expect(TokenFilePlace.ownFile(locks + "/item-1f.lock", among: own) == "it is in vault's lock directory, \(locks)")
             #expect(TokenFilePlace.ownFile(locks + "/sub/api.token", among: own) == "it is in vault's lock directory, \(locks)")
-            #expect(TokenFilePlace.ownFile(base + "/refresh-9a0b.lock", among: own) == "it is one of vault's lock files (refresh-9a0b.lock)")
-            #expect(TokenFilePlace.ownFile(base + "/alias/item-3.lock", among: own) == "it is one of vault's lock files (item-3.lock)")
+            #expect(
+                TokenFilePlace.ownFile(base + "/refresh-9a0b.lock", among: own) == "it is one of vault's lock or temporary files (refresh-9a0b.lock)")
+            #expect(TokenFilePlace.ownFile(base + "/alias/item-3.lock", among: own) == "it is one of vault's lock or temporary files (item-3.lock)")
             #expect(TokenFilePlace.ownFile(base + "/locks-not/api.token", among: own) == nil, "a name that only begins like it")
+            // Attack review 48: the lock directory's own name, and the vault's temporary files (its clean-up deletes them).
+            #expect(TokenFilePlace.ownFile(locks, among: own) == "it is in vault's lock directory, \(locks)")
+            #expect(TokenFilePlace.ownFile(base + "/.vault.db.tmp-Ab12Cd", among: own)?.contains("temporary files") == true)
+        }
+    }
+
+    /// Attack review 48, finding 2: the own-file check ran only at start; a link on the way
+    /// repointed at the vault's directory later let a write replace the vault file.
+    @Test("before each write, vault's own files are refused by the open directory's identity, and a socket at the name is refused")
+    func ownFilesAtEachWrite() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let vaultDirectory = Self.directory(base, "v", mode: 0o700)
+            let vault = vaultDirectory + "/vault.db"
+            #expect(FileManager.default.createFile(atPath: vault, contents: Data("vault".utf8)))
+            let tokens = Self.directory(base, "tokens", mode: 0o700)
+            try FileManager.default.createSymbolicLink(atPath: base + "/link", withDestinationPath: tokens)
+            let own = TokenFilePlace.OwnPlaces(files: [(what: "the vault file", path: vault)], lockFileDirectories: [(vaultDirectory, "vault.db")])
+            let path = base + "/link/vault.db"
+            #expect(TokenFilePlace.ownFile(path, among: own) == nil, "at the start it is a file of its own")
+            // Repointed: the same path now names the vault file.
+            #expect(unlink(base + "/link") == 0)
+            try FileManager.default.createSymbolicLink(atPath: base + "/link", withDestinationPath: vaultDirectory)
+            let fd = open(vaultDirectory, O_RDONLY | O_DIRECTORY)
+            defer { close(fd) }
+            #expect(TokenFilePlace.approval(for: path, own: own)(fd, base + "/link") == "it is the vault file")
+            var info = stat()
+            #expect(fstat(fd, &info) == 0)
+            #expect(own.holds("vault.db", inDirectory: info) == "it is the vault file", "by identity alone")
+            #expect(own.holds("refresh-1.lock", inDirectory: info)?.contains("lock or temporary") == true)
+            #expect(own.holds("api.token", inDirectory: info) == nil)
+            // Another agent's socket (or any socket) at the name is never replaced.
+            let socketPath = tokens + "/s"
+            let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(socketFD) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                for (index, byte) in socketPath.utf8.enumerated() { buffer[index] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            #expect(bound == 0)
+            let tokensFD = open(tokens, O_RDONLY | O_DIRECTORY)
+            defer { close(tokensFD) }
+            #expect(TokenFilePlace.approval(for: socketPath)(tokensFD, tokens) == "something other than a file is at its name (a socket)")
         }
     }
 

@@ -150,7 +150,7 @@ import VaultTestSupport
                 (vault + ".lock", "it is the vault file's lock"), (passphraseFile, "it is a passphrase file"),
                 (place.socket, "it is the agent's socket"), (place.directory + "/etcd-client.key", "it is etcd's client key"),
                 (locks + "/item-5e.lock", "it is in vault's lock directory (VAULT_LOCK_DIR), \(locks)"),
-                (place.directory + "/refresh-77.lock", "it is one of vault's lock files (refresh-77.lock)"),
+                (place.directory + "/refresh-77.lock", "it is one of vault's lock or temporary files (refresh-77.lock)"),
             ]
             for (path, reason) in cases {
                 let result = try await VaultProcess.vaultAsync(
@@ -188,6 +188,12 @@ import VaultTestSupport
                 nowhere.err == "vault: refusing the token file \(place.directory)/missing/api.token: the directory \(place.directory)/missing "
                     + "does not exist; choose a directory only you can change\n", "\(nowhere.err)")
             #expect(access(place.directory + "/missing", F_OK) != 0 && access(first, F_OK) != 0)
+            // Attack review 48: a name whose temporary file (".NAME.vault-" and 16 digits) cannot exist.
+            let long = place.directory + "/" + String(repeating: "t", count: 232)
+            let tooLong = try await VaultProcess.vaultAsync(
+                ["agent", "--token-file", long + "=ann@https://auth.example.com"], environment: place.environment, timeout: 30)
+            #expect(
+                tooLong.status == 2 && tooLong.err == "vault: refusing the token file \(long): its name is longer than 231 bytes\n", "\(tooLong.err)")
             #expect(access(place.socket, F_OK) != 0, "nothing listens")
         }
     }

@@ -70,6 +70,56 @@ struct AgentUserActionsTests {
         }
     }
 
+    /// Attack review 48, finding 1: the agent compared the notice's store key as spelled, so
+    /// an agent started as `auto` (falling back to the file) with the vault's absolute path
+    /// did not hear a shell's `vault logout` that said `file` and reached the file through a link.
+    @Test("vault logout reaches an agent that names the same vault file otherwise (auto, another path to it)")
+    func logoutReachesAnAgentOfTheSameFileSpelledOtherwise() async throws {
+        try await AgentEndToEndTests.with(accessTTL: 300) { setup in
+            let passphrase = "agent spelling passphrase 2d7a"
+            let (file, given) = try await setup.loginToFileVault(passphrase: passphrase)
+            let path = setup.directory + "/alice.token"
+            var unit = file.merging(given) { $1 }
+            unit["VAULT_BACKEND"] = "auto"
+            unit["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(setup.directory)/no-bus"
+            let agent = try await setup.startAgent(["--token-file", "\(path)=\(setup.alice)@\(setup.url)"], extra: unit)
+            defer { agent.kill() }
+            #expect(await AgentEndToEndTests.eventually(20) { FileManager.default.fileExists(atPath: path) }, "\(agent.output)")
+            #expect(symlink(setup.directory, setup.directory + "/alias") == 0)
+            var shell = file.merging(given) { $1 }
+            shell["VAULT_FILE"] = setup.directory + "/alias/vault.db"
+            let logout = try await setup.vault(["logout", "-v", setup.url, setup.alice], extra: shell)
+            #expect(logout.status == 0, "\(logout.err)")
+            #expect(logout.err.contains("told to read \(setup.alice) on \(setup.url) again"), "\(logout.err)")
+            #expect(!FileManager.default.fileExists(atPath: path), "the token file outlived the logout: \(agent.output)")
+        }
+    }
+
+    /// Attack review 48, finding 4: a token file the agent could not remove (its directory
+    /// turned unsafe) was left behind while `vault logout` said nothing.
+    @Test("a token file the agent cannot remove at a logout: the logout says so; once the directory is safe again, it goes")
+    func logoutSaysWhenATokenFileStays() async throws {
+        try await AgentEndToEndTests.with(accessTTL: 300) { setup in
+            try await setup.login(setup.alice)
+            let directory = setup.directory + "/tokens"
+            #expect(mkdir(directory, 0o700) == 0)
+            let path = directory + "/alice.token"
+            let agent = try await setup.startAgent([
+                "--account", setup.url, setup.alice, "--token-file", "\(path)=\(setup.alice)@\(setup.url)",
+            ])
+            defer { agent.kill() }
+            #expect(await AgentEndToEndTests.eventually(20) { FileManager.default.fileExists(atPath: path) }, "\(agent.output)")
+            #expect(chmod(directory, 0o770) == 0)
+            let logout = try await setup.vault(["logout", setup.url, setup.alice])
+            #expect(logout.status == 0, "\(logout.err)")
+            #expect(logout.err.contains("agent at \(setup.socket): the token file could not be removed"), "\(logout.err)")
+            #expect(FileManager.default.fileExists(atPath: path))
+            #expect(chmod(directory, 0o700) == 0)
+            let gone = await AgentEndToEndTests.eventually(60) { !FileManager.default.fileExists(atPath: path) }
+            #expect(gone, "the agent never tried again: \(agent.output)")
+        }
+    }
+
     /// Finding 5: `vault lock` missed an agent on another socket place and said nothing.
     @Test("vault lock reaches an agent listening at the fallback place while its own XDG_RUNTIME_DIR names another")
     func lockReachesEveryPlace() async throws {

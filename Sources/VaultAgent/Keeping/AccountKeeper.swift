@@ -47,6 +47,8 @@ final class AccountKeeper: Sendable {
         var nextRefreshAt: Date?
         var lastRefreshAt: Date?
         var lastError: String?
+        /// A removal of the token files failed (a directory that turned unsafe): tried again at each turn.
+        var removalPending = false
         /// Token events seen (refreshes, adoptions, re-logins) and how the last one got its tokens.
         var events = 0
         var lastHow = "held"
@@ -141,6 +143,15 @@ final class AccountKeeper: Sendable {
         state.withLock { $0.events == events ? "held" : $0.lastHow }
     }
 
+    /// The source made for the store held now, when one was made and is ready.
+    private func heldSource() async -> TokenSource? {
+        let task: Task<Result<TokenSource, AuthError>, Never>? = state.withLock { state in
+            state.source != nil && state.sourceGeneration == vault.generation ? state.source : nil
+        }
+        guard let task, case .success(let source) = await task.value else { return nil }
+        return source
+    }
+
     /// Forgets the token source and the store it holds (at a lock, or after a new login).
     func dropSource() {
         state.withLock { state in
@@ -156,14 +167,23 @@ final class AccountKeeper: Sendable {
     /// unlocked: `store`) decides what follows. No tokens stored: the token files are
     /// removed before this returns and the account waits for a login. Tokens stored: the
     /// keeper takes them up at once.
-    func storeChanged(in store: (any SecureStore)?) async {
-        dropSource()
+    @discardableResult
+    func storeChanged(in store: (any SecureStore)?) async -> String? {
         let stored: TokenSet??
         if let store {
             stored = try? await AccountItems(store: store, server: account.server, account: account.account).loadTokens()
         } else {
             stored = nil
         }
+        // Unsaved tokens that still replace what the store holds are the only copy of the
+        // rotated refresh token: a change that left their predecessor (a remove of another
+        // item, a passwordless re-read) keeps them (attack review 48).
+        if case .some(.some(let now)) = stored, await heldSource()?.stillHolds(afterStoreChangedTo: now) == true {
+            wakeup.wake()
+            return nil
+        }
+        var problem: String?
+        dropSource()
         switch stored {
         case .some(.none):
             state.withLock { state in
@@ -171,7 +191,7 @@ final class AccountKeeper: Sendable {
                 state.lastError = "logged out"
                 state.nextRefreshAt = nil
             }
-            await removeFiles(because: "the account was logged out")
+            problem = await removeFiles(because: "the account was logged out")
             logger.notice("\(account) was logged out; serving none of its tokens")
         case .some(.some):
             state.withLock { state in
@@ -181,9 +201,10 @@ final class AccountKeeper: Sendable {
             await bumpFiles()
         case .none:
             // The store cannot be read (locked, failing): what the files hold may be stale.
-            await removeFiles(because: "the account's items changed and the store cannot be read now")
+            problem = await removeFiles(because: "the account's items changed and the store cannot be read now")
         }
         wakeup.wake()
+        return problem
     }
 
     /// Why a request is declined once the agent stops: the client does the work itself.
@@ -277,6 +298,7 @@ final class AccountKeeper: Sendable {
             await wakeup.wait(for: tuning.lockedPoll)
             return
         }
+        if state.withLock({ $0.removalPending }) { await removeFiles(because: "it was due to go") }
         if case .needsLogin(let stored) = state.withLock({ $0.phase }) {
             await wakeup.wait(for: tuning.rescanInterval)
             await resumeAfterNewLogin(in: store, since: stored, &memory)
@@ -382,6 +404,7 @@ final class AccountKeeper: Sendable {
     /// `generation` (a logout removed them): true when all of them took it.
     private func writeFiles(_ token: [UInt8], generation: Int) async -> Bool {
         let paths = tokenFiles
+        let own = configuration.tokenFileOwnPlaces
         let outcome: [TokenFile.Failure]? = await Blocking.run { [files] in
             files.withLock { current -> [TokenFile.Failure]? in
                 guard current == generation else { return nil }
@@ -389,7 +412,7 @@ final class AccountKeeper: Sendable {
                 for path in paths {
                     do throws(TokenFile.Failure) {
                         // Checked again before each write: a directory on the way may have changed hands.
-                        try TokenFile.write(token, to: path, approve: TokenFilePlace.approval(for: path))
+                        try TokenFile.write(token, to: path, approve: TokenFilePlace.approval(for: path, own: own))
                     } catch {
                         failures.append(error)
                     }
@@ -406,23 +429,34 @@ final class AccountKeeper: Sendable {
     }
 
     /// Removes every token file, saying why; a write of tokens read before this is refused.
-    private func removeFiles(because why: String) async {
+    /// Returns why one could not be removed (it is tried again at the keeper's next turns), or nil.
+    @discardableResult
+    private func removeFiles(because why: String) async -> String? {
         let paths = tokenFiles
+        let own = configuration.tokenFileOwnPlaces
         let results: [(String, Result<Bool, TokenFile.Failure>)] = await Blocking.run { [files] in
             files.withLock { generation in
                 generation += 1
                 return paths.map { path in
-                    (path, Result { () throws(TokenFile.Failure) in try TokenFile.remove(path, approve: TokenFilePlace.approval(for: path)) })
+                    (
+                        path,
+                        Result { () throws(TokenFile.Failure) in try TokenFile.remove(path, approve: TokenFilePlace.approval(for: path, own: own)) }
+                    )
                 }
             }
         }
+        var failures: [String] = []
         for (path, result) in results {
             switch result {
-            case .success(true): logger.warning("removed the token file \(path): \(why)")
+            case .success(true): logger.warning("removed the token file \(TextEscaping.escaped(path)): \(why)")
             case .success(false): break
-            case .failure(let failure): logger.error("\(account): the token file could not be removed (\(failure))")
+            case .failure(let failure):
+                failures.append(failure.description)
+                logger.error("\(account): the token file could not be removed (\(failure)); trying again")
             }
         }
+        state.withLock { $0.removalPending = !failures.isEmpty }
+        return failures.isEmpty ? nil : "the token file could not be removed: " + failures.joined(separator: "; ")
     }
 
     /// Refuses every write of tokens read before now (they were replaced in the store).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultStore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -40,7 +42,7 @@ enum TokenFile {
             fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 || errno != EEXIST { break }
         }
-        guard fd >= 0 else { throw failure(errno, "cannot create a temporary file beside \(path)") }
+        guard fd >= 0 else { throw failure(errno, "cannot create a temporary file beside \(TextEscaping.escaped(path))") }
         var done = false
         defer {
             if fd >= 0 { close(fd) }
@@ -55,17 +57,17 @@ enum TokenFile {
             } else if written < 0, errno == EINTR {
                 continue
             } else {
-                throw failure(errno, "cannot write \(directory)/\(temporary)")
+                throw failure(errno, "cannot write \(TextEscaping.escaped(directory + "/" + temporary))")
             }
         }
-        guard fsync(fd) == 0 else { throw failure(errno, "cannot sync \(directory)/\(temporary)") }
+        guard fsync(fd) == 0 else { throw failure(errno, "cannot sync \(TextEscaping.escaped(directory + "/" + temporary))") }
         guard close(fd) == 0 else {
             fd = -1
-            throw failure(errno, "cannot close \(directory)/\(temporary)")
+            throw failure(errno, "cannot close \(TextEscaping.escaped(directory + "/" + temporary))")
         }
         fd = -1
         guard renameat(directoryFD, temporary, directoryFD, name) == 0 else {
-            throw failure(errno, "cannot rename \(directory)/\(temporary) to \(path)")
+            throw failure(errno, "cannot rename \(TextEscaping.escaped(directory + "/" + temporary)) to \(TextEscaping.escaped(path))")
         }
         done = true
         _ = fsync(directoryFD)
@@ -79,25 +81,27 @@ enum TokenFile {
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directoryFD >= 0 else {
             if errno == ENOENT { return false }
-            throw failure(errno, "cannot open the directory of \(path)")
+            throw failure(errno, "cannot open the directory of \(TextEscaping.escaped(path))")
         }
         defer { close(directoryFD) }
-        if let refusal = approve(directoryFD, directory) { throw Failure(description: "refusing \(path): \(refusal)") }
+        if let refusal = approve(directoryFD, directory) {
+            throw Failure(description: "refusing \(TextEscaping.escaped(path)): \(TextEscaping.escaped(refusal))")
+        }
         if unlinkat(directoryFD, name, 0) == 0 {
             _ = fsync(directoryFD)
             return true
         }
         if errno == ENOENT { return false }
-        throw failure(errno, "cannot remove \(path)")
+        throw failure(errno, "cannot remove \(TextEscaping.escaped(path))")
     }
 
     /// `directory`, open, once `approve` accepted it.
     private static func openApproved(_ directory: String, for path: String, _ approve: Approval) throws(Failure) -> Int32 {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw failure(errno, "cannot open the directory of \(path)") }
+        guard fd >= 0 else { throw failure(errno, "cannot open the directory of \(TextEscaping.escaped(path))") }
         if let refusal = approve(fd, directory) {
             close(fd)
-            throw Failure(description: "refusing \(path): \(refusal)")
+            throw Failure(description: "refusing \(TextEscaping.escaped(path)): \(TextEscaping.escaped(refusal))")
         }
         return fd
     }

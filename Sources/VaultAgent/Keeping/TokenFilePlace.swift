@@ -26,14 +26,36 @@ package enum TokenFilePlace {
     /// directory already open: ``unsafe(_:)``, then the same rule decided on the open
     /// directory itself, which must be the one the walk checked. So a directory made or
     /// swapped in between the walk and the write is refused, not written to.
-    static func approval(for path: String) -> TokenFile.Approval {
+    /// Vault's own places (`own`) are checked again too, by path and by the open
+    /// directory's identity, so a link on the way repointed at vault's directory after the
+    /// start is caught; and whatever is at the name must be a file or a link (the write
+    /// replaces it), never a socket, a directory or a device.
+    static func approval(for path: String, own: OwnPlaces = OwnPlaces(files: [])) -> TokenFile.Approval {
         { descriptor, directory in
             if let reason = unsafe(path) { return reason }
             var open = stat()
             var named = stat()
             guard fstat(descriptor, &open) == 0, stat(directory, &named) == 0 else { return "cannot examine \(directory)" }
             guard (open.st_dev, open.st_ino) == (named.st_dev, named.st_ino) else { return "\(directory) changed while it was checked" }
-            return verdict(open, directory, holdsTheFile: true)
+            if let reason = verdict(open, directory, holdsTheFile: true) { return reason }
+            let name = TokenFile.split(path).name
+            if let reason = ownFile(path, among: own) ?? own.holds(name, inDirectory: open) { return reason }
+            var entry = stat()
+            if fstatat(descriptor, name, &entry, AT_SYMLINK_NOFOLLOW) == 0 {
+                let type = entry.st_mode & S_IFMT
+                guard type == S_IFREG || type == S_IFLNK else { return "something other than a file is at its name (\(kind(type)))" }
+            }
+            return nil
+        }
+    }
+
+    private static func kind(_ type: mode_t) -> String {
+        switch type {
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a regular file"
         }
     }
 
@@ -55,12 +77,14 @@ package enum TokenFilePlace {
             }
         }
         for (what, ownDirectory) in own.directories where !ownDirectory.isEmpty {
-            let real = realPath(ownDirectory) ?? ownDirectory
-            if directory == real || directory.hasPrefix(real == "/" ? "/" : real + "/") { return "it is in \(what), \(ownDirectory)" }
+            let real = realPath(ownDirectory) ?? self.resolved(ownDirectory)
+            if resolved == real || directory == real || directory.hasPrefix(real == "/" ? "/" : real + "/") {
+                return "it is in \(what), \(ownDirectory)"
+            }
         }
-        for lockDirectory in own.lockFileDirectories where !lockDirectory.isEmpty {
-            if directory == (realPath(lockDirectory) ?? lockDirectory), OwnPlaces.isLockFileName(name) {
-                return "it is one of vault's lock files (\(name))"
+        for (lockDirectory, vaultName) in own.lockFileDirectories where !lockDirectory.isEmpty {
+            if directory == (realPath(lockDirectory) ?? lockDirectory), OwnPlaces.isReservedName(name, beside: vaultName) {
+                return "it is one of vault's lock or temporary files (\(name))"
             }
         }
         return nil
@@ -73,19 +97,45 @@ package enum TokenFilePlace {
         package var files: [(what: String, path: String)]
         /// Directories where nothing but vault's own files belong ("the lock directory").
         package var directories: [(what: String, path: String)]
-        /// Directories where vault makes lock files (`refresh-*.lock`, `item-*.lock`) among
-        /// the user's own (the vault file's directory).
-        package var lockFileDirectories: [String]
+        /// Directories where vault makes lock files (`refresh-*.lock`, `item-*.lock`) and
+        /// the vault file's temporary files (`.NAME.tmp-*`) among the user's own: the vault
+        /// file's directory, with the vault file's name.
+        package var lockFileDirectories: [(directory: String, vaultName: String)]
 
-        package init(files: [(what: String, path: String)], directories: [(what: String, path: String)] = [], lockFileDirectories: [String] = []) {
+        package init(
+            files: [(what: String, path: String)], directories: [(what: String, path: String)] = [],
+            lockFileDirectories: [(directory: String, vaultName: String)] = []
+        ) {
             self.files = files
             self.directories = directories
             self.lockFileDirectories = lockFileDirectories
         }
 
-        /// Whether `name` has the shape of an account's refresh lock or an item's write lock.
-        static func isLockFileName(_ name: String) -> Bool {
-            (name.hasPrefix("refresh-") || name.hasPrefix("item-")) && name.hasSuffix(".lock")
+        /// Whether `name` beside the vault file `vaultName` is one vault makes: an account's
+        /// refresh lock, an item's write lock, or a temporary file of the vault's writes
+        /// (which vault's clean-up deletes).
+        static func isReservedName(_ name: String, beside vaultName: String) -> Bool {
+            ((name.hasPrefix("refresh-") || name.hasPrefix("item-")) && name.hasSuffix(".lock"))
+                || (!vaultName.isEmpty && name.hasPrefix("." + vaultName + ".tmp-"))
+        }
+
+        /// Why the name `name` in the open directory `directory` (its `stat`) is one of these
+        /// places, decided by the directory's identity (device and inode), not its path.
+        func holds(_ name: String, inDirectory directory: stat) -> String? {
+            let identity = (directory.st_dev, directory.st_ino)
+            func same(_ path: String) -> Bool {
+                var info = stat()
+                return stat(path, &info) == 0 && (info.st_dev, info.st_ino) == identity
+            }
+            for (what, path) in files where !path.isEmpty {
+                let (ownDirectory, ownName) = TokenFile.split(path)
+                if ownName == name, same(ownDirectory) { return "it is \(what)" }
+            }
+            for (what, path) in directories where !path.isEmpty && same(path) { return "it is in \(what), \(path)" }
+            for (path, vaultName) in lockFileDirectories where !path.isEmpty && same(path) && Self.isReservedName(name, beside: vaultName) {
+                return "it is one of vault's lock or temporary files (\(name))"
+            }
+            return nil
         }
     }
 
@@ -143,6 +193,10 @@ package enum TokenFilePlace {
         }
         return nil
     }
+
+    /// The longest token file name whose temporary file (`.NAME.vault-` and 16 hex
+    /// digits) still fits a file name (255 bytes).
+    package static let longestName = 255 - 24
 
     /// The directory part of `path` (`/` for a file at the root, `.` for a bare name).
     package static func directory(of path: String) -> String { TokenFile.split(path).directory }

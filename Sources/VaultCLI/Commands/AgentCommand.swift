@@ -226,9 +226,14 @@ struct AgentCommand: AsyncParsableCommand {
                 if let file { files.append((what, file)) }
             }
         }
+        // Any agent's socket of this user, not only this one's: a token renamed over another
+        // agent's socket leaves that agent unreachable by lock and logout (attack review 48).
+        for place in AgentNotice.socketPlaces(variables) { files.append(("an agent's socket", place)) }
         var directories = [("vault's lock directory", RefreshLock.perUserDirectory(environment: variables))]
         if let chosen = variables["VAULT_LOCK_DIR"], !chosen.isEmpty { directories.append(("vault's lock directory (VAULT_LOCK_DIR)", chosen)) }
-        return TokenFilePlace.OwnPlaces(files: files, directories: directories, lockFileDirectories: [TokenFilePlace.directory(of: vault)])
+        let vaultName = String(vault.split(separator: "/").last ?? "")
+        return TokenFilePlace.OwnPlaces(
+            files: files, directories: directories, lockFileDirectories: [(TokenFilePlace.directory(of: vault), vaultName)])
     }
 
     /// Why `bindings` name one file twice (the same path once its directory's links are
@@ -296,16 +301,21 @@ struct AgentCommand: AsyncParsableCommand {
         let own = Self.ownPlaces(options)
         for binding in tokenFiles {
             let path = TextEscaping.escaped(binding.path)
+            // The temporary file beside it is ".NAME.vault-" and 16 hex digits: it must fit NAME_MAX.
+            if binding.path.split(separator: "/").last.map({ $0.utf8.count > TokenFilePlace.longestName }) ?? false {
+                Terminal.note("refusing the token file \(path): its name is longer than \(TokenFilePlace.longestName) bytes")
+                throw ExitCode(ExitStatus.usage)
+            }
             if let reason = TokenFilePlace.ownFile(binding.path, among: own) {
-                Terminal.note("refusing the token file \(path): \(reason); choose a file of its own")
+                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(reason)); choose a file of its own")
                 throw ExitCode(ExitStatus.usage)
             }
             if let unsafe = TokenFilePlace.unsafe(binding.path) {
-                Terminal.note("refusing the token file \(path): \(unsafe); choose a directory only you can change")
+                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(unsafe)); choose a directory only you can change")
                 throw ExitCode(ExitStatus.unavailable)
             }
         }
-        return AgentConfiguration(
+        var configuration = AgentConfiguration(
             storeKey: options.agentStoreKey,
             openStore: { (afterLockKeys: Bool) throws(VaultError) -> any SecureStore in
                 try (afterLockKeys ? afterLock : options).openStore()
@@ -314,5 +324,8 @@ struct AgentCommand: AsyncParsableCommand {
             transport: transport,
             accounts: accounts.isEmpty ? nil : accounts, keepAlive: keepAlive, tokenFiles: tokenFiles, logger: logger,
             keyLease: AgentAccess.passphraseGiven(options) ? nil : Self.keyCacheLease)
+        configuration.tokenFileOwnPlaces = own
+        if let decided = try? options.decision() { configuration.otherStoreKeys = [options.decidedStoreKey(decided.kind)] }
+        return configuration
     }
 }

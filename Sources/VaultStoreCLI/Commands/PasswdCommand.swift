@@ -49,7 +49,7 @@ struct PasswdCommand: ParsableCommand {
             // An agent holding the old key could read nothing more and would retry for ever.
             let configuration = store.configuration
             _ = AgentNotice.tell(
-                .rekeyed(store: configuration.agentStoreKey), what: "drop the old key", variables: configuration.variables,
+                .rekeyed(store: configuration.decidedStoreKey(.file)), what: "drop the old key", variables: configuration.variables,
                 verbose: configuration.verbose)
         }
     }

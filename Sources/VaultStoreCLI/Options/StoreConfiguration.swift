@@ -168,7 +168,42 @@ extension StoreConfiguration {
         let etcd =
             requested == "etcd"
             ? [etcdEndpoints ?? variables["VAULT_ETCD_ENDPOINTS"] ?? "", etcdPrefix ?? variables["VAULT_ETCD_PREFIX"] ?? ""] : ["", ""]
-        return ["backend=\(requested)", "file=\(fileConfiguration.path)", "bus=\(bus)", "etcd=\(etcd[0])", "prefix=\(etcd[1])"].joined(
+        return ["backend=\(requested)", "file=\(canonicalVaultFile)", "bus=\(bus)", "etcd=\(etcd[0])", "prefix=\(etcd[1])"].joined(
             separator: "\n")
+    }
+
+    /// The store as the backend `kind` decided on names it, whatever the options spelled
+    /// (`auto` or `file`, a bus variable `auto` did not use): what a `changed` or `rekeyed`
+    /// names, so that an agent started as a systemd unit hears a shell's `vault logout`.
+    package func decidedStoreKey(_ kind: BackendKind) -> String {
+        switch kind {
+        case .file: "backend=file\nfile=\(canonicalVaultFile)"
+        case .secretService: "backend=secret-service\nbus=\(locations.sessionBusAddress ?? "")"
+        case .etcd:
+            "backend=etcd\netcd=\(etcdEndpoints ?? variables["VAULT_ETCD_ENDPOINTS"] ?? "")"
+                + "\nprefix=\(etcdPrefix ?? variables["VAULT_ETCD_PREFIX"] ?? "")"
+        case .auto: agentStoreKey
+        }
+    }
+
+    /// ``decidedStoreKey(_:)`` of the backend these options choose now (`auto` asks the
+    /// session bus, within its bound); the requested one's key when the choice fails.
+    package var noticeStoreKey: String {
+        guard let decided = try? decision() else { return agentStoreKey }
+        return decidedStoreKey(decided.kind)
+    }
+
+    /// The vault file's path with its directory's links, `.`, `..` and doubled slashes
+    /// resolved (from the working directory when relative): one name for one file.
+    package var canonicalVaultFile: String {
+        var path = fileConfiguration.path
+        if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        let directory = String(path[..<slash])
+        let name = String(path[path.index(after: slash)...])
+        guard let real = realpath(directory.isEmpty ? "/" : directory, nil) else { return path }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        return (resolved == "/" ? "" : resolved) + "/" + name
     }
 }
