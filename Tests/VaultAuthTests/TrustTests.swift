@@ -27,7 +27,7 @@ struct TrustTests {
     /// A Requester for `ann` on https://api.example.test holding the provider's `access-0`.
     func makeRequester(
         _ transport: FakeTransport, store: any SecureStore = InMemoryStore(), lock: RefreshLock.Placement = .inProcessOnly,
-        events: Recorder<RequesterEvent> = Recorder()
+        lockTimeout: Duration = .seconds(60), events: Recorder<RequesterEvent> = Recorder()
     ) async throws -> (Requester, FakeProvider, ManualClock, AccountItems) {
         let clock = ManualClock()
         let provider = FakeProvider(clock: clock)
@@ -35,7 +35,7 @@ struct TrustTests {
         try await account.saveTokens(provider.initialTokens())
         let requester = Requester(
             account: account, provider: provider, transport: transport, clock: clock,
-            configuration: .init(lock: lock), onEvent: { events.append($0) })
+            configuration: .init(lockTimeout: lockTimeout, lock: lock), onEvent: { events.append($0) })
         return (requester, provider, clock, account)
     }
 
@@ -265,14 +265,9 @@ struct TrustTests {
             let store = FaultyStore()
             let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
             let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
-            let clock = ManualClock()
-            let provider = FakeProvider(clock: clock)
-            let account = AccountItems(store: store, server: "https://api.example.test", account: "ann")
-            try await account.saveTokens(provider.initialTokens())
             // A lock timeout no test outlives: waiting for it would be a hang, which the bound below reports.
-            let requester = Requester(
-                account: account, provider: provider, transport: transport, clock: clock,
-                configuration: .init(lockTimeout: .seconds(3600), lock: .directory(locks)))
+            let (requester, provider, clock, account) = try await makeRequester(
+                transport, store: store, lock: .directory(locks), lockTimeout: .seconds(3600))
             clock.advance(by: 61)
             store.faults = [diskFull]
             #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)

@@ -61,6 +61,23 @@ import VaultTestSupport
             return (file, given)
         }
 
+        /// alice logged in, and an agent keeping her token file in a new 0700 directory `name`.
+        func keepAliceInNewDirectory(_ name: String) async throws -> (agent: ChildProcess, directory: String, path: String) {
+            try await login(alice)
+            let directory = self.directory + "/" + name
+            #expect(mkdir(directory, 0o700) == 0)
+            let path = directory + "/alice.token"
+            return (try await startKeepingAlice(tokenFile: path), directory, path)
+        }
+
+        /// An agent keeping alice alone, with her token file at `path`, once the file is there.
+        func startKeepingAlice(tokenFile path: String) async throws -> ChildProcess {
+            let agent = try await startAgent(["--account", url, alice, "--token-file", "\(path)=\(alice)@\(url)"])
+            let written = await AgentEndToEndTests.eventually(20) { FileManager.default.fileExists(atPath: path) }
+            #expect(written, "the token file was not written: \(agent.output)")
+            return agent
+        }
+
         func startAgent(_ arguments: [String], extra: [String: String] = [:]) async throws -> ChildProcess {
             let variables = environment.merging(extra) { $1 }
             if variables["VAULT_BACKEND"] == "secret-service", !arguments.contains("--account") {
@@ -243,12 +260,8 @@ import VaultTestSupport
             // `--account` too: without it the agent keeps every account of the keyring, which
             // the whole pass shares, and would refresh the other tests' accounts under another
             // lock directory than theirs (so not one at a time), spending their refresh tokens.
-            let agent = try await setup.startAgent([
-                "--account", setup.url, setup.alice, "--token-file", "\(path)=\(setup.alice)@\(setup.url)",
-            ])
+            let agent = try await setup.startKeepingAlice(tokenFile: path)
             defer { agent.kill() }
-            let written = await Self.eventually(20) { FileManager.default.fileExists(atPath: path) }
-            #expect(written, "\(agent.output)")
             let first = try String(contentsOfFile: path, encoding: .utf8)
             var info = stat()
             #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
@@ -272,16 +285,8 @@ import VaultTestSupport
     @Test("--token-file: a directory that turns shared is refused before the next write, and the file is left as it was")
     func tokenFileDirectoryTurnsShared() async throws {
         try await Self.with(accessTTL: 2) { setup in
-            try await setup.login(setup.alice)
-            let directory = setup.directory + "/tokens"
-            #expect(mkdir(directory, 0o700) == 0)
-            let path = directory + "/alice.token"
-            let agent = try await setup.startAgent([
-                "--account", setup.url, setup.alice, "--token-file", "\(path)=\(setup.alice)@\(setup.url)",
-            ])
+            let (agent, directory, path) = try await setup.keepAliceInNewDirectory("tokens")
             defer { agent.kill() }
-            let written = await Self.eventually(20) { FileManager.default.fileExists(atPath: path) }
-            #expect(written, "\(agent.output)")
             #expect(chmod(directory, 0o777) == 0)
             let refusal = "refusing \(path): others can write in its directory \(directory)"
             let refused = await Self.eventually(20) { agent.output.contains(refusal) }

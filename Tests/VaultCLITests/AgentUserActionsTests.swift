@@ -20,11 +20,8 @@ struct AgentUserActionsTests {
         try await AgentEndToEndTests.with(accessTTL: 300) { setup in
             try await setup.login(setup.alice)
             let path = setup.directory + "/alice.token"
-            let agent = try await setup.startAgent([
-                "--account", setup.url, setup.alice, "--token-file", "\(path)=\(setup.alice)@\(setup.url)",
-            ])
+            let agent = try await setup.startKeepingAlice(tokenFile: path)
             defer { agent.kill() }
-            #expect(await AgentEndToEndTests.eventually(20) { FileManager.default.fileExists(atPath: path) }, "\(agent.output)")
             let before = try String(contentsOfFile: path, encoding: .utf8)
             let served = try await setup.vault(["token", "-v", setup.url, setup.alice])
             #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)")
@@ -100,15 +97,8 @@ struct AgentUserActionsTests {
     @Test("a token file the agent cannot remove at a logout: the logout says so; once the directory is safe again, it goes")
     func logoutSaysWhenATokenFileStays() async throws {
         try await AgentEndToEndTests.with(accessTTL: 300) { setup in
-            try await setup.login(setup.alice)
-            let directory = setup.directory + "/tokens"
-            #expect(mkdir(directory, 0o700) == 0)
-            let path = directory + "/alice.token"
-            let agent = try await setup.startAgent([
-                "--account", setup.url, setup.alice, "--token-file", "\(path)=\(setup.alice)@\(setup.url)",
-            ])
+            let (agent, directory, path) = try await setup.keepAliceInNewDirectory("tokens")
             defer { agent.kill() }
-            #expect(await AgentEndToEndTests.eventually(20) { FileManager.default.fileExists(atPath: path) }, "\(agent.output)")
             #expect(chmod(directory, 0o770) == 0)
             let logout = try await setup.vault(["logout", setup.url, setup.alice])
             #expect(logout.status == 0, "\(logout.err)")
