@@ -208,6 +208,10 @@ import VaultTestSupport
             ["--token-file", "relative.token=ann@https://auth.example.com"], ["--token-file", "/t/token"],
             ["--token-file", "/t/token=ann"], ["--token-file", "/t/token=@https://auth.example.com"], ["--token-file", "/t/token=ann@"],
             ["--frobnicate"], ["--secret-service", "--backend", "secret-service"], ["--secret-service", "--backend", "etcd"],
+            // Attack review 48b: an account name goes into log lines (a newline forged one); "." is a directory.
+            ["--account", "https://auth.example.com", "ann\n2026-11-29 notice forged"],
+            ["--token-file", "/t/n.token=ann\u{1B}[2J@https://auth.example.com"], ["--token-file", "/t/.=ann@https://auth.example.com"],
+            ["--token-file", "/t/..=ann@https://auth.example.com"],
         ])
     func badFlags(_ arguments: [String]) async throws {
         try await Self.withPlace { place in

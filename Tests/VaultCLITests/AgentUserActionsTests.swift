@@ -110,6 +110,32 @@ struct AgentUserActionsTests {
         }
     }
 
+    /// Attack review 48b, finding 2: a change told to a locked agent removed the token file
+    /// (the store could not be read), and after the unlock the file stayed away until the
+    /// next planned refresh.
+    @Test("a change while the agent is locked removes the token file; after vault unlock it is written again")
+    func tokenFileBackAfterUnlock() async throws {
+        try await AgentEndToEndTests.with(accessTTL: 300) { setup in
+            let (file, given) = try await setup.loginToFileVault(passphrase: "agent unlock passphrase 9c3e")
+            let path = setup.directory + "/alice.token"
+            // Not given the passphrase: the key comes from the key cache, as after `vault unlock`.
+            let agent = try await setup.startAgent(["--token-file", "\(path)=\(setup.alice)@\(setup.url)"], extra: file)
+            defer { agent.kill() }
+            guard await AgentEndToEndTests.eventually(20, { FileManager.default.fileExists(atPath: path) }) else {
+                print("the kernel key cache is unavailable here; the agent cannot open the vault (\(agent.output))")
+                return
+            }
+            #expect(try await setup.vault(["lock"], extra: file).status == 0)
+            // The password item only: the tokens stay, but the locked agent cannot read the store.
+            let removed = try await setup.vault(["remove", setup.url, setup.alice], extra: file.merging(given) { $1 })
+            #expect(removed.status == 0, "\(removed.err)")
+            #expect(!FileManager.default.fileExists(atPath: path), "\(agent.output)")
+            #expect(try await setup.vault(["unlock"], extra: file.merging(given) { $1 }).status == 0)
+            let back = await AgentEndToEndTests.eventually(30) { FileManager.default.fileExists(atPath: path) }
+            #expect(back, "the token file did not come back after vault unlock: \(agent.output)")
+        }
+    }
+
     /// Finding 5: `vault lock` missed an agent on another socket place and said nothing.
     @Test("vault lock reaches an agent listening at the fallback place while its own XDG_RUNTIME_DIR names another")
     func lockReachesEveryPlace() async throws {

@@ -49,6 +49,8 @@ final class AccountKeeper: Sendable {
         var lastError: String?
         /// A removal of the token files failed (a directory that turned unsafe): tried again at each turn.
         var removalPending = false
+        /// The token files were removed since the loop last looked: what it wrote is gone.
+        var filesRemoved = false
         /// Token events seen (refreshes, adoptions, re-logins) and how the last one got its tokens.
         var events = 0
         var lastHow = "held"
@@ -299,6 +301,11 @@ final class AccountKeeper: Sendable {
             return
         }
         if state.withLock({ $0.removalPending }) { await removeFiles(because: "it was due to go") }
+        if state.withLock({ state in
+            defer { state.filesRemoved = false }; return state.filesRemoved
+        }) {
+            memory.written = nil
+        }
         if case .needsLogin(let stored) = state.withLock({ $0.phase }) {
             await wakeup.wait(for: tuning.rescanInterval)
             await resumeAfterNewLogin(in: store, since: stored, &memory)
@@ -455,7 +462,11 @@ final class AccountKeeper: Sendable {
                 logger.error("\(account): the token file could not be removed (\(failure)); trying again")
             }
         }
-        state.withLock { $0.removalPending = !failures.isEmpty }
+        state.withLock { state in
+            state.removalPending = !failures.isEmpty
+            // Whatever the loop wrote is gone: its next turn writes the tokens again (attack review 48b).
+            state.filesRemoved = true
+        }
         return failures.isEmpty ? nil : "the token file could not be removed: " + failures.joined(separator: "; ")
     }
 

@@ -4,6 +4,8 @@
 import ArgumentParser
 import VaultAgent
 import VaultAuth
+import VaultStore
+import VaultStoreCLI
 
 /// The values of `vault agent`'s flags, read into the agent's types: every refusal is a
 /// `ValidationError` (one line, exit 2).
@@ -53,7 +55,7 @@ package enum AgentArguments {
         guard let at = rest.lastIndex(of: "@") else { throw ValidationError(shape) }
         let account = String(rest[..<at])
         let server = String(rest[rest.index(after: at)...])
-        guard path.hasPrefix("/"), path.count > 1, !path.hasSuffix("/") else {
+        guard path.hasPrefix("/"), path.count > 1, !path.hasSuffix("/"), !path.hasSuffix("/."), !path.hasSuffix("/..") else {
             throw ValidationError("--token-file's PATH must be an absolute file path (\(shape))")
         }
         guard !account.isEmpty, !server.isEmpty else { throw ValidationError(shape) }
@@ -62,11 +64,18 @@ package enum AgentArguments {
     }
 
     /// `AuthOptions.checkServer`'s refusal as a usage error naming `flag`.
+    /// The account is also checked as `vault save` checks it (no control character): it
+    /// goes into the agent's log lines, where a newline would forge one (attack review 48b).
     private static func check(server: String, account: String, flag: String) throws(ValidationError) {
         do throws(AuthError) {
             try AuthOptions.checkServer(server, account: account)
         } catch {
             throw ValidationError("\(flag): \(error.commandLineMessage)")
+        }
+        do throws(VaultError) {
+            _ = try CredentialKey(server: server, account: account).validated()
+        } catch {
+            throw ValidationError("\(flag): \(error.worded)")
         }
     }
 }
