@@ -510,14 +510,3 @@ extension Result where Failure == AuthError {
         }
     }
 }
-
-extension Blocking {
-    /// `body`'s result as a value, run on a thread of its own.
-    static func runResult<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async -> Result<T, Failure> {
-        do throws(Failure) {
-            return .success(try await run(body))
-        } catch {
-            return .failure(error)
-        }
-    }
-}
