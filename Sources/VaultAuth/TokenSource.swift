@@ -61,6 +61,8 @@ public actor TokenSource {
     private var closing = false
     /// Set by a refresh that found the store's tokens gone (a logout): the held ones go too.
     private var loggedOutSeen = false
+    /// Set by ``handOver()``: the source reads and writes its store no more.
+    private var handedOver = false
 
     /// A source for `account`; nothing is read until the first call. `onEvent` gets the token
     /// events (``RequesterEvent/usedToken``, ``RequesterEvent/refreshed``, ...), on whatever
@@ -133,6 +135,29 @@ public actor TokenSource {
         if let running = state.refreshTask { _ = await running.value }
         // Tokens the store refused earlier exist nowhere else: one more try before the exit.
         await retryUnsavedTokens()
+    }
+
+    /// Retires the source for a holder that drops it with its store (an agent at a lock):
+    /// no refresh token is spent and the store is neither read nor written any more. A
+    /// refresh already sent runs to its store write first. Returns the tokens the store
+    /// refused, the only copy of the rotated refresh token, for the next source of the
+    /// account to store (``carry(_:)``); nil when everything held is stored.
+    public func handOver() async -> UnsavedTokens? {
+        closing = true
+        handedOver = true
+        while let running = state.refreshTask { _ = await running.value }
+        defer { state = .unloaded }
+        guard case .ready(let held) = state, !held.stored else { return nil }
+        return UnsavedTokens(tokens: held.tokens, replacing: held.replacing)
+    }
+
+    /// Takes up tokens an earlier source of the account could not store (``handOver()``),
+    /// before this source is first used: they are served, and stored over exactly the
+    /// stored tokens they replace at the first use; when the store holds others (a new
+    /// login) or none (a logout), they are dropped, as in the source that made them.
+    public func carry(_ unsaved: UnsavedTokens) {
+        guard case .unloaded = state, !handedOver else { return }
+        state = .ready(HeldTokens(unsaved.tokens, stored: false, replacing: unsaved.replacing))
     }
 
     /// Whether this source may go on after another process changed the account's items
@@ -218,6 +243,7 @@ public actor TokenSource {
         case .ready(let held), .refreshing(let held, _): return held.tokens
         case .loading(let running): task = running
         case .unloaded, .absent:
+            if handedOver { throw .store(.locked("this token source was dropped with its store (the vault was locked)")) }
             // No tokens yet: read the store (again), so a login by another process counts.
             let account = self.account
             task = Task { await Result.awaiting { () async throws(AuthError) in try await account.loadTokens() } }

@@ -37,8 +37,12 @@ final class AccountKeeper: Sendable {
     private struct State {
         var source: Task<Result<TokenSource, AuthError>, Never>?
         var sourceGeneration = -1
-        /// Sources dropped (at a lock) whose refresh may still be under way: closed at the stop too.
-        var dropped: [Task<Result<TokenSource, AuthError>, Never>] = []
+        /// Hand-overs of dropped sources still under way (a refresh they had sent runs to its
+        /// store write first): a new source waits for them, the stop too.
+        var handOvers: [Int: Task<Void, Never>] = [:]
+        var nextHandOver = 0
+        /// Tokens a dropped source could not store, for the next source to store (``TokenSource/carry(_:)``).
+        var carried: UnsavedTokens?
         var phase = Phase.active
         var kept = false
         /// Set by ``retire()`` (the agent stops): no source is made and no keeping starts again.
@@ -111,12 +115,23 @@ final class AccountKeeper: Sendable {
     }
 
     private func makeSource(_ store: any SecureStore) async -> Result<TokenSource, AuthError> {
+        // Tokens an earlier source could not store are carried over, never lost to a lock.
+        await handOversDone()
         let session = AuthSession(
             store: store, server: account.server, account: account.account, transport: configuration.transport,
             configuration: configuration.requester, reauthentication: configuration.reauthentication, logger: logger)
-        return await Result.awaiting { () async throws(AuthError) in
+        let made = await Result.awaiting { () async throws(AuthError) in
             try await session.tokenSource { [weak self] event in self?.record(event) }
         }
+        if case .success(let source) = made, let carried = state.withLock({ $0.carried.take() }) {
+            await source.carry(carried)
+        }
+        return made
+    }
+
+    /// Waits for the hand-overs of the sources dropped so far.
+    private func handOversDone() async {
+        for task in state.withLock({ Array($0.handOvers.values) }) { await task.value }
     }
 
     /// Counts a token event and wakes the keeper, which rewrites its files for new tokens.
@@ -155,11 +170,24 @@ final class AccountKeeper: Sendable {
     }
 
     /// Forgets the token source and the store it holds (at a lock, or after a new login).
+    /// The source is handed over (``TokenSource/handOver()``): it touches its store no more,
+    /// and the tokens it could not store are carried to the next source; then it is gone,
+    /// and with it the store's keys.
     func dropSource() {
         state.withLock { state in
-            if let source = state.source { state.dropped.append(source) }
-            state.source = nil
-            state.sourceGeneration = -1
+            defer {
+                state.source = nil
+                state.sourceGeneration = -1
+            }
+            guard let source = state.source else { return }
+            let number = state.nextHandOver
+            state.nextHandOver += 1
+            state.handOvers[number] = Task {
+                if case .success(let dropped) = await source.value, let unsaved = await dropped.handOver() {
+                    self.state.withLock { $0.carried = unsaved }
+                }
+                self.state.withLock { _ = $0.handOvers.removeValue(forKey: number) }
+            }
         }
         wakeup.wake()
     }
@@ -218,9 +246,18 @@ final class AccountKeeper: Sendable {
     /// token is spent after this, and the refreshes already sent are stored when it returns.
     /// Called after ``retire()``, so no source is made after the ones it closes.
     func closeSources() async {
-        let sources = state.withLock { state in state.dropped + (state.source.map { [$0] } ?? []) }
-        for task in sources {
-            if case .success(let source) = await task.value { await source.close() }
+        await handOversDone()
+        if let task = state.withLock({ $0.source }), case .success(let source) = await task.value { await source.close() }
+        // Carried tokens no source took up yet: one try to store them while the vault is open.
+        if state.withLock({ $0.carried != nil }), let store = vault.current()?.store,
+            case .success(let source) = await makeSource(store)
+        {
+            await source.close()
+        }
+        if state.withLock({ $0.carried.take() }) != nil {
+            logger.warning(
+                "\(account): stopping while the vault is locked, with tokens the store refused: they are lost, and the next refresh needs a new login"
+            )
         }
     }
 
