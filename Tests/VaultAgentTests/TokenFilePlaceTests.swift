@@ -168,6 +168,45 @@ struct TokenFilePlaceTests {
         }
     }
 
+    /// Attack review 48, finding 4: a token file named after another vault file of the
+    /// user (not the agent's own) replaced it with a token.
+    @Test("only a token file, an empty file or a link is replaced: another vault file, a passphrase, a script are refused and kept")
+    func onlyTokenFilesAreReplaced() throws {
+        try withTemporaryDirectory("token-place") { base in
+            let mine = Self.directory(base, "mine", mode: 0o700)
+            let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A, 0, 1, 0xFF]
+            let refused: [(String, [UInt8])] = [
+                ("other.vault", magic), ("passphrase", Array("hunter2-hunter2\n".utf8)),
+                ("script", Array("#!/bin/sh\necho hi\n".utf8)), ("big", [UInt8](repeating: 0x41, count: 16 * 1024 + 1)),
+            ]
+            for (name, content) in refused {
+                let path = mine + "/" + name
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(content)))
+                let reason = "the file at its name holds something other than a token, and vault replaces only its own token files"
+                #expect(TokenFilePlace.occupied(path) == reason, "\(name)")
+                #expect(throws: TokenFile.Failure.self) {
+                    try TokenFile.write(Array("new-token".utf8), to: path, approve: TokenFilePlace.approval(for: path))
+                }
+                #expect(FileManager.default.contents(atPath: path).map(Array.init) == content, "\(name) was changed")
+            }
+            let replaced: [(String, [UInt8])] = [("api.token", Array("eyJ.old-token_~".utf8)), ("empty", []), ("absent", [])]
+            for (name, content) in replaced {
+                let path = mine + "/" + name
+                if name != "absent" { #expect(FileManager.default.createFile(atPath: path, contents: Data(content))) }
+                #expect(TokenFilePlace.occupied(path) == nil, "\(name)")
+                try TokenFile.write(Array("new-token".utf8), to: path, approve: TokenFilePlace.approval(for: path))
+                #expect(FileManager.default.contents(atPath: path).map(Array.init) == Array("new-token".utf8))
+            }
+            // A link is replaced, its target (a file of the user's) left alone.
+            let target = mine + "/notes.txt"
+            #expect(FileManager.default.createFile(atPath: target, contents: Data("my notes\n".utf8)))
+            #expect(symlink(target, mine + "/linked") == 0)
+            #expect(TokenFilePlace.occupied(mine + "/linked") == nil)
+            try TokenFile.write(Array("new-token".utf8), to: mine + "/linked", approve: TokenFilePlace.approval(for: mine + "/linked"))
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "my notes\n")
+        }
+    }
+
     @Test("the check before a write is made on the directory the write uses: one swapped in after the walk is refused")
     func swappedDirectory() throws {
         try withTemporaryDirectory("token-place") { base in

@@ -164,6 +164,28 @@ import VaultTestSupport
         }
     }
 
+    /// Attack review 48, finding 4: `--token-file` naming another vault file of the user.
+    @Test("a token file naming a file that holds no token (another vault, a passphrase): exit 2, one line, the file kept")
+    func tokenFileOnAFileOfTheUsers() async throws {
+        try await Self.withPlace { place in
+            mkdir(place.socketDirectory, 0o700)
+            let files: [(String, [UInt8])] = [
+                (place.directory + "/work.vault", [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A, 0, 1, 0xFF]),
+                (place.directory + "/work.passphrase", Array("correct horse\n".utf8)),
+            ]
+            for (path, content) in files {
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(content)))
+                let result = try await VaultProcess.vaultAsync(
+                    ["agent", "--token-file", path + "=ann@https://auth.example.com"], environment: place.environment, timeout: 30)
+                #expect(result.status == 2, "\(path): \(result.err)")
+                let reason = "the file at its name holds something other than a token, and vault replaces only its own token files"
+                #expect(result.err == "vault: refusing the token file \(path): \(reason); choose a file of its own\n", "\(result.err)")
+                #expect(FileManager.default.contents(atPath: path).map(Array.init) == content)
+            }
+            #expect(access(place.socket, F_OK) != 0, "nothing listens")
+        }
+    }
+
     @Test("one token file for two bindings, or a directory that does not exist: one line, exit 2 or 4, nothing made")
     func tokenFileGivenTwiceOrNowhere() async throws {
         try await Self.withPlace { place in

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultAuth
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -28,7 +30,7 @@ package enum TokenFilePlace {
     /// swapped in between the walk and the write is refused, not written to.
     /// Vault's own places (`own`) are checked again too, by path and by the open
     /// directory's identity, so a link on the way repointed at vault's directory after the
-    /// start is caught; and whatever is at the name must be a file or a link (the write
+    /// start is caught; and whatever is at the name must be a link or a token file (the write
     /// replaces it), never a socket, a directory or a device.
     static func approval(for path: String, own: OwnPlaces = OwnPlaces(files: [])) -> TokenFile.Approval {
         { descriptor, directory in
@@ -40,13 +42,53 @@ package enum TokenFilePlace {
             if let reason = verdict(open, directory, holdsTheFile: true) { return reason }
             let name = TokenFile.split(path).name
             if let reason = ownFile(path, among: own) ?? own.holds(name, inDirectory: open) { return reason }
-            var entry = stat()
-            if fstatat(descriptor, name, &entry, AT_SYMLINK_NOFOLLOW) == 0 {
-                let type = entry.st_mode & S_IFMT
-                guard type == S_IFREG || type == S_IFLNK else { return "something other than a file is at its name (\(kind(type)))" }
-            }
-            return nil
+            return occupant(descriptor, name)
         }
+    }
+
+    /// Why what is at `path` may not be replaced by a token file, or nil (nothing there, a
+    /// link, a token file): the check at the agent's start, before every write's.
+    package static func occupied(_ path: String) -> String? {
+        let (directory, name) = TokenFile.split(path)
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }  // no directory: refused by ``unsafe(_:)``
+        defer { close(descriptor) }
+        return occupant(descriptor, name)
+    }
+
+    /// Why the entry `name` of the open directory may not be replaced, or nil. A link is
+    /// replaced, never followed. A regular file only when it is empty or holds a token as
+    /// vault writes one (visible ASCII, at most 16 KiB, no newline): vault replaces only
+    /// what it wrote, never a file of the user's (another vault file, a passphrase file, a
+    /// script). A socket, a directory or a device is never replaced.
+    private static func occupant(_ descriptor: Int32, _ name: String) -> String? {
+        var entry = stat()
+        guard fstatat(descriptor, name, &entry, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        let type = entry.st_mode & S_IFMT
+        guard type == S_IFREG || type == S_IFLNK else { return "something other than a file is at its name (\(kind(type)))" }
+        guard type == S_IFREG else { return nil }
+        let notAToken = "the file at its name holds something other than a token, and vault replaces only its own token files"
+        guard entry.st_size <= TokenCharacters.maximumLength else { return notAToken }
+        let fd = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return "cannot read the file at its name (\(String(cString: strerror(errno))))" }
+        defer { close(fd) }
+        var opened = stat()
+        guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else { return "the file at its name changed while it was checked" }
+        var content = [UInt8](repeating: 0, count: TokenCharacters.maximumLength + 1)
+        var count = 0
+        while count < content.count {
+            let got = content.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got > 0 {
+                count += got
+            } else if got < 0, errno == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+        let looksLikeAToken = count <= TokenCharacters.maximumLength && content[..<count].allSatisfy { (0x21...0x7E).contains($0) }
+        for index in content.indices { content[index] = 0 }
+        return looksLikeAToken ? nil : notAToken
     }
 
     private static func kind(_ type: mode_t) -> String {

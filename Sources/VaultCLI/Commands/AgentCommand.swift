@@ -314,6 +314,10 @@ struct AgentCommand: AsyncParsableCommand {
                 Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(unsafe)); choose a directory only you can change")
                 throw ExitCode(ExitStatus.unavailable)
             }
+            if let occupied = TokenFilePlace.occupied(binding.path) {
+                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(occupied)); choose a file of its own")
+                throw ExitCode(ExitStatus.usage)
+            }
         }
         var configuration = AgentConfiguration(
             storeKey: options.agentStoreKey,
