@@ -26,6 +26,23 @@ import VaultTestSupport
             #expect(load.status == 0 && load.out == "tool-stored-2", "\(load.out)\(load.err)")
             let list = try await fixture.vault(["list"], extra: overTheBus)
             #expect(list.out.contains("h1.example.org") && list.out.contains("h2.example.org"), "\(list.out)\(list.err)")
+            // Issue 37, finding 10: the file backend reads it by the same rule, and a save
+            // updates that item in place (secret-tool finds the new secret, under its label),
+            // while a neighbour of another protocol is left alone.
+            let imap = try await fixture.secretTool(
+                ["store", "--label=imap", "user", "bob", "server", "h2.example.org", "protocol", "imap"], stdin: "imap-secret")
+            #expect(imap.status == 0, "\(imap.err)")
+            let fileLoad = try await fixture.vault(["load", "--server", "h2.example.org", "--account", "bob"])
+            #expect(fileLoad.status == 0 && fileLoad.out == "tool-stored-2", "\(fileLoad.out)\(fileLoad.err)")
+            let fileSave = try await fixture.vault(["save", "--server", "h2.example.org", "--account", "bob"], stdin: "vault-saved-2")
+            #expect(fileSave.status == 0, "\(fileSave.err)")
+            let updated = try await fixture.secretTool(["search", "--all", "user", "bob", "server", "h2.example.org"])
+            #expect(updated.out.contains("label = bob") && updated.out.contains("secret = vault-saved-2"), "\(updated.out)\(updated.err)")
+            #expect(updated.out.contains("secret = imap-secret") && !updated.out.contains("tool-stored-2"), "\(updated.out)")
+            let fileRemove = try await fixture.vault(["remove", "--server", "h2.example.org", "--account", "bob"])
+            #expect(fileRemove.status == 0, "\(fileRemove.err)")
+            let left = try await fixture.secretTool(["search", "--all", "user", "bob", "server", "h2.example.org"])
+            #expect(left.out.contains("secret = imap-secret") && !left.out.contains("vault-saved-2"), "\(left.out)\(left.err)")
 
             let remove = try await fixture.vault(["remove", "--server", "h1.example.org", "--account", "alice"])
             #expect(remove.status == 0, "\(remove.err)")

@@ -165,10 +165,11 @@ private typealias F = ServiceItemsFixtures
         }
     }
 
-    @Test func theSecureStoreAPISeesCredentialsOnly() throws {
+    /// Clients' items in one of a key's shapes are read as on a keyring (`ClientItemsReadingRuleTests`); any other is not.
+    @Test func theSecureStoreAPISeesNoOtherApplicationsItem() throws {
         try withTemporaryDirectory("vault-ss") { dir in
             let store = F.store(dir)
-            try store.modifyContents(F.adding([F.item("login", "hidden", attributes: ["server": "s", "user": "a"])]))
+            try store.modifyContents(F.adding([F.item("login", "hidden", attributes: ["server": "s", "user": "a", "authtype": "ntlm"])]))
             #expect(try store.list().isEmpty)
             #expect(try store.load(server: "s", account: "a") == nil)
             try store.remove(CredentialKey(server: "s", account: "a"))

@@ -63,15 +63,8 @@ package struct ModelItem: Sendable, Equatable {
         AttributeMatching.matches(attributes, query)
     }
 
-    /// Whether a secret of `contentType` is text, as vault's credentials hold: `text/plain`,
-    /// with any parameters (`text/plain; charset=utf8`), the media type in any case (RFC 2045).
-    /// Only ASCII letters fold (the Kelvin sign is not a `k`).
-    static func isText(_ contentType: String) -> Bool {
-        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        let mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: isBlank).reversed().drop(while: isBlank).reversed()
-        let folded = mediaType.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        return folded.elementsEqual("text/plain".utf8)
-    }
+    /// Whether a secret of `contentType` is text, as vault's credentials hold (``ContentType/isText(_:)``).
+    static func isText(_ contentType: String) -> Bool { ContentType.isText(contentType) }
 }
 
 extension String {

@@ -4,13 +4,20 @@
 import Crypto
 import VaultSync
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A vault in one encrypted file, for machines without a Secret Service.
 ///
 /// - Format: `VaultFileFormat` (versioned magic, scrypt parameters and salt in an
 ///   authenticated header, body sealed with AES-256-GCM). Names and labels are
 ///   encrypted too.
-/// - Contents: vault's own items (the ``SecureStore`` API sees these only) and, through
-///   ``VaultContentsStore``, the Secret Service items and collections. Every write reads the
+/// - Contents: vault's own items and, through ``VaultContentsStore``, the Secret Service
+///   items and collections. The ``SecureStore`` API sees vault's items and the clients'
+///   items that are items of a key by the keyring's rule (`VaultContents+KeyItems`). Every write reads the
 ///   whole contents under the lock and writes them all back, so `save`, `remove` and
 ///   `changePassphrase` keep the Secret Service items. The file is written at format
 ///   version 1 while it holds no Secret Service item or collection, else at version 2.
@@ -108,8 +115,9 @@ public final class EncryptedFileStore: VaultContentsStore {
     /// See ``SecureStore/save(_:)``.
     public func save(_ credential: Credential) throws(VaultError) {
         let key = try credential.key.validated()
+        let now = UInt64(max(0, time(nil)))
         try mutate { contents throws(VaultError) in
-            contents.credentials[key] = credential
+            contents.save(Credential(key: key, secret: credential.secret, label: credential.label), now: now)
             return true
         }
     }
@@ -132,7 +140,7 @@ public final class EncryptedFileStore: VaultContentsStore {
     /// file or no such item. Throws ``VaultError/wrongPassphrase`` or ``VaultError/corrupted(_:)`` for a file
     /// it cannot open. See ``SecureStore/load(_:)``.
     public func load(_ key: CredentialKey) throws(VaultError) -> Credential? {
-        try state.withLock { state throws(VaultError) in try currentContents(&state)?.credentials[key] }
+        try state.withLock { state throws(VaultError) in try currentContents(&state)?.credential(for: key) }
     }
 
     /// Removes under the file lock, and writes only when the item was there; without a vault file it
@@ -140,13 +148,13 @@ public final class EncryptedFileStore: VaultContentsStore {
     public func remove(_ key: CredentialKey) throws(VaultError) {
         // Nothing to remove without a file; do not create the directory or the lock file.
         guard FileOperations.exists(path) else { return }
-        try mutate { contents throws(VaultError) in contents.credentials.removeValue(forKey: key) != nil }
+        try mutate { contents throws(VaultError) in contents.remove(key) }
     }
 
     /// Decrypts the file without the lock; empty when there is no file. See ``SecureStore/list(server:)``.
     public func list(server: String?) throws(VaultError) -> [CredentialInfo] {
-        let items = try state.withLock { state throws(VaultError) in try currentContents(&state)?.credentials ?? [:] }
-        return items.values.filter { server == nil || $0.server == server }.map(\.info).sorted()
+        let infos = try state.withLock { state throws(VaultError) in try currentContents(&state)?.keyedInfos ?? [] }
+        return infos.filter { server == nil || $0.server == server }
     }
 
     /// Re-encrypts the vault under `newPassphrase` with a new salt and this store's work
