@@ -99,6 +99,7 @@ public final class ChildProcess: @unchecked Sendable {
         keepingStdinOpen: Bool = false, stdout: Output = .captured, stderr: Output = .captured
     ) throws {
         self.executable = executable
+        let environment = AgentBeside.environment(for: executable, arguments, environment)
         let stdinPipe = try SpawnedProcess.pipe()
         let outPipe = stdout == .captured ? try SpawnedProcess.pipe() : nil
         let errPipe = stderr == .captured ? try SpawnedProcess.pipe() : nil

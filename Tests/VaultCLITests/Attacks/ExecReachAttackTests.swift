@@ -42,7 +42,9 @@ struct ExecReachAttackTests {
         }
     }
 
-    @Test("with the key cache on and cold, the command cannot list or load the vault, and no key is left behind")
+    @Test(
+        "with the key cache on and cold, the command cannot list or load the vault, and no key is left behind",
+        .disabled(if: AgentBeside.servesWithItsPassphrase, "an agent given its passphrase serves every process of the user (README, vault exec)"))
     func noKeyLeftBehind() async throws {
         try await withAuthFixture { fixture in
             try await ExecCLITests.saveSecret(fixture)
