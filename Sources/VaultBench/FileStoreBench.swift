@@ -72,6 +72,51 @@ enum FileStoreBench {
         process.add("`vault load` minus the cold-KDF process", format(whole - coldKDF), "", "", "")
         table.print()
         process.print()
+        try clientItems(workDirectory: workDirectory, passphrase: passphrase)
+    }
+
+    /// Issue 37, finding 10: the file reads clients' items (`secret-tool store user A server S`
+    /// through the provider) by the keyring's rule; a load that misses vault's own items scans them.
+    private static func clientItems(workDirectory: String, passphrase: Secret) throws {
+        var table = Table(
+            "Encrypted file with clients' items: 5,000 of vault's and 5,000 plain user + server items (in-process, unlocked)",
+            columns: ["operation", "median", "p95", "runs", "target"])
+        let path = "\(workDirectory)/bench-clients/vault.db"
+        let store = EncryptedFileStore(path: path, passphrase: .fixed(passphrase))
+        try seed(store, path: path, count: 5_000, passphrase: passphrase)
+        try store.modifyContents { contents in
+            for index in 0..<5_000 {
+                let reference = ServiceItem.Reference(collection: ServiceCollection.loginID, id: "c\(index)")
+                contents.items[reference] = ServiceItem(
+                    reference: reference, label: "client \(index)",
+                    attributes: ["xdg:schema": "org.freedesktop.Secret.Generic", "user": "user-\(index)", "server": "client-\(index).example"],
+                    contentType: "text/plain", secret: Secret("client-secret-\(index)"), created: 1, modified: 1)
+            }
+            return true
+        }
+        var index = 0
+        let ownLoads = try Measure.times(200) {
+            index = (index + 7) % 5_000
+            _ = try store.load(server: "server-\(index).example", account: "account-\(index)")
+        }
+        let clientLoads = try Measure.times(200) {
+            index = (index + 7) % 5_000
+            guard try store.load(server: "client-\(index).example", account: "user-\(index)") != nil else {
+                throw VaultError.notFound(CredentialKey(server: "client-\(index)", account: "user-\(index)"))
+            }
+        }
+        let lists = try Measure.times(20) { _ = try store.list(server: nil) }
+        let saves = try Measure.times(40) {
+            index = (index + 13) % 5_000
+            try store.save(Credential(server: "client-\(index).example", account: "user-\(index)", secret: Secret("updated")))
+        }
+        for (name, times, target) in [
+            ("load, vault's own item", ownLoads, "as without clients' items"), ("load, a client's item", clientLoads, "≤ 5 ms"),
+            ("list (10,000 keys)", lists, ""), ("save over a client's item", saves, "≤ 25 ms"),
+        ] {
+            table.add(name, format(Measure.median(times)), format(Measure.percentile(times, 0.95)), "\(times.count)", target)
+        }
+        table.print()
     }
 
     /// Writes `count` items in one go (a single save per item would take minutes).

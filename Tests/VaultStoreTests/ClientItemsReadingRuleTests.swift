@@ -44,6 +44,13 @@ struct ClientItemsReadingRuleTests {
             let imap = CredentialKey(server: "imap://h2.example.org", account: "bob")
             #expect(try store.list(server: nil).map(\.key) == [key, imap].sorted())
             #expect(try store.load(imap)?.secret == Secret("imap-secret"))
+            // A newer item of the same key and shape is read, and listed once.
+            let newer = F.item(
+                ServiceCollection.loginID, "newer", label: "bob, newer", attributes: ["user": "bob", "server": "h2.example.org"],
+                secret: Array("newer".utf8), modified: 20)
+            try store.modifyContents(F.adding([newer]))
+            #expect(try store.load(key)?.secret == Secret("newer"))
+            #expect(try store.list(server: "h2.example.org").map(\.label) == ["bob, newer"])
             // In another collection it is someone else's, as on a keyring (the default collection only).
             let elsewhere = F.item("work", "w", attributes: ["user": "carol", "server": "h2.example.org"])
             try store.modifyContents(F.adding([elsewhere], collections: [F.collection("work")]))

@@ -14,7 +14,12 @@ extension VaultContents {
             guard let match = Self.keyOf(item), match.key == key else { return nil }
             return (item, match.shape)
         }
-        .sorted { ($0.shape, $1.item.modified, $0.item.reference) < ($1.shape, $0.item.modified, $1.item.reference) }
+        .sorted(by: Self.ranksBefore)
+    }
+
+    /// Whether `a` is read before `b`: the better shape, then the newer, then the smaller id.
+    static func ranksBefore(_ a: (item: ServiceItem, shape: ItemShape), _ b: (item: ServiceItem, shape: ItemShape)) -> Bool {
+        (a.shape, b.item.modified, a.item.reference) < (b.shape, a.item.modified, b.item.reference)
     }
 
     /// The key and shape `item` is an item of, or nil: not in `login`, not text, or not in
@@ -33,12 +38,15 @@ extension VaultContents {
 
     /// One entry per key that has an item by the rule: vault's own label, else the best client item's.
     var keyedInfos: [CredentialInfo] {
-        var infos = credentials.mapValues(\.info)
+        // One pass over the clients' items: the best of each key without one of vault's own.
+        var best: [CredentialKey: (item: ServiceItem, shape: ItemShape)] = [:]
         for item in items.values {
-            guard let key = Self.keyOf(item)?.key, infos[key] == nil, let best = clientItems(of: key).first?.item else { continue }
-            infos[key] = CredentialInfo(key: key, label: best.label)
+            guard let match = Self.keyOf(item), credentials[match.key] == nil else { continue }
+            if let known = best[match.key], Self.ranksBefore(known, (item, match.shape)) { continue }
+            best[match.key] = (item, match.shape)
         }
-        return infos.values.sorted()
+        let clients = best.map { CredentialInfo(key: $0.key, label: $0.value.item.label) }
+        return (credentials.values.map(\.info) + clients).sorted()
     }
 
     /// `save` as on a keyring: vault's own item of the key is updated; else the best client
