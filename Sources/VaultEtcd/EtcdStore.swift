@@ -25,7 +25,7 @@ import VaultSync
 ///   a save never merges with another machine's write: one of them is the last, intact.
 /// - Calls block (etcd round trips, a key derivation); each is bounded by
 ///   ``EtcdConfiguration/timeout``, and a fleet without quorum is `.backendUnavailable`.
-public final class EtcdStore: SecureStore {
+public final class EtcdStore: KeyDroppingStore {
     /// The connection to etcd.
     public let client: EtcdClient
     /// The passphrase (once per instance) and the key cache.
@@ -45,6 +45,8 @@ public final class EtcdStore: SecureStore {
         /// The revision at which this instance last read or wrote each item (0: it found
         /// none), so a write over an item another machine changed since is refused.
         var observed: [String: Int64] = [:]
+        /// Set by ``dropKeys()``: no key is derived or used any more.
+        var dropped = false
     }
 
     /// A store on `client`'s etcd under its prefix.
@@ -172,10 +174,20 @@ public final class EtcdStore: SecureStore {
     /// The keys and the parameters record's revision: kept, else read from etcd, else
     /// (with `create`) a new record written; nil for an empty fleet without `create`.
     private func fleet(create: Bool) throws(VaultError) -> Fleet? {
+        if state.withLock({ $0.dropped }) { throw VaultError.keysDropped }
         if let kept = keptFleet() { return kept }
         return try opening.withLock { _ throws(VaultError) -> Fleet? in
+            if state.withLock({ $0.dropped }) { throw VaultError.keysDropped }
             if let kept = keptFleet() { return kept }
             return try adopt(try client.get(parametersKey), create: create)
+        }
+    }
+
+    /// Drops the fleet's keys for good (``KeyDroppingStore``, an agent's lock).
+    public func dropKeys() {
+        state.withLock { state in
+            state.dropped = true
+            state.keys = nil
         }
     }
 

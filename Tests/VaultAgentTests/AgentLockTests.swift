@@ -34,7 +34,7 @@ struct AgentLockTests {
             try await bench.login()
             let configuration = bench.configuration(accounts: [bench.account]) { afterLock throws(VaultError) in
                 if afterLock, locked.withLock({ $0 }) { throw .locked("locked (test)") }
-                return faulty
+                return KeyHoldingView(faulty)
             }
             try await withAgent(configuration) { agent in
                 let unsaved = try await refusedRefresh(agent, bench, faulty)
@@ -64,7 +64,7 @@ struct AgentLockTests {
             try await bench.login()
             let configuration = bench.configuration(accounts: [bench.account]) { afterLock throws(VaultError) in
                 if afterLock { throw .locked("locked (test)") }
-                return faulty
+                return KeyHoldingView(faulty)
             }
             let agent = Agent(configuration: configuration, tuning: AgentBench.fastTuning)
             await agent.start()
@@ -80,12 +80,51 @@ struct AgentLockTests {
         }
     }
 
+    /// Attack review 49, finding 1: a save of refreshed tokens waiting for the vault file's
+    /// lock when the agent locked wrote the file with the dropped key once the lock came free.
+    @Test("a save waiting for the vault file's lock at a lock writes nothing; the tokens are stored after the unlock")
+    func aWaitingSaveWritesNothingAfterALock() async throws {
+        let locked = Locked(false)
+        let open: @Sendable (String) -> EncryptedFileStore = { directory in
+            EncryptedFileStore(
+                path: directory + "/vault.db", passphrase: .fixed(Secret("pass")), kdf: KDFParameters(log2N: 10), lockTimeout: .seconds(30))
+        }
+        try await withAgentBench(accessTTL: 2, store: { open($0) }) { bench in
+            try await bench.login()
+            let configuration = bench.configuration(accounts: [bench.account]) { afterLock throws(VaultError) in
+                if afterLock, locked.withLock({ $0 }) { throw .locked("locked (test)") }
+                return open(bench.directory)
+            }
+            try await withAgent(configuration) { agent in
+                #expect(doneFields(await agent.token(bench)) != nil)
+                let path = bench.directory + "/vault.db"
+                let before = try Data(contentsOf: URL(fileURLWithPath: path))
+                let held = try FileLock(path: path + ".lock", timeout: .seconds(1))
+                let refreshes = bench.stats.refreshes
+                let rotated = await eventually { bench.stats.refreshes > refreshes }
+                try #require(rotated, "the agent did not refresh: \(bench.logs.all)")
+                locked.withLock { $0 = true }
+                #expect(await agent.answer(.lock) == .done([]))
+                held.release()
+                try await Task.sleep(for: .seconds(1))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "written with the dropped key: \(bench.logs.all)")
+                locked.withLock { $0 = false }
+                #expect(doneFields(await agent.token(bench)) != nil, "the agent did not open again: \(bench.logs.all)")
+                let stored = await eventually { (try? Data(contentsOf: URL(fileURLWithPath: path))) != before }
+                #expect(stored, "the refreshed tokens were never stored: \(bench.logs.all)")
+                #expect(bench.stats.failedRefreshes == 0, "a spent refresh token was offered again: \(bench.logs.all)")
+                #expect(bench.stats.logins == 1, "the agent needed the silent re-login: \(bench.logs.all)")
+            }
+        }
+    }
+
     @Test("tokens carried over a lock are dropped, not written back, when the account was logged out meanwhile")
     func carriedTokensYieldToALogout() async throws {
         let faulty = FaultyStore()
         try await withAgentBench(accessTTL: 2, store: { _ in faulty }) { bench in
             try await bench.login()
-            try await withAgent(bench.configuration(accounts: [bench.account])) { agent in
+            let configuration = bench.configuration(accounts: [bench.account]) { _ in KeyHoldingView(faulty) }
+            try await withAgent(configuration) { agent in
                 _ = try await refusedRefresh(agent, bench, faulty)
                 #expect(await agent.answer(.lock) == .done([]))
                 faulty.faults = []

@@ -144,3 +144,39 @@ let testKDF = KDFParameters(log2N: 10)
         try KDFParameters.default.checkReadable()
     }
 }
+
+/// Attack review 49, finding 1: a save waiting for the file's lock when an agent locked the
+/// vault wrote the file with the dropped key once the lock came free.
+@Suite("Encrypted file: dropped keys", .offThePool)
+struct EncryptedFileDroppedKeysTests {
+    @Test("a save waiting for the file's lock when the keys are dropped writes nothing; later calls answer locked")
+    func aWaitingSaveWritesNothing() async throws {
+        try await withTemporaryDirectory("vault-drop") { dir in
+            let path = dir + "/vault.db"
+            let store = EncryptedFileStore(path: path, passphrase: .fixed(Secret("pass")), kdf: testKDF, lockTimeout: .seconds(30))
+            try store.save(Credential(server: "s", account: "a", secret: Secret("before")))
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let held = try FileLock(path: store.lockPath, timeout: .seconds(1))
+            let waiting = Task { () -> Result<Void, VaultError> in
+                do throws(VaultError) {
+                    try await Blocking.run { () throws(VaultError) in
+                        try store.save(Credential(server: "s", account: "a", secret: Secret("after")))
+                    }
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            store.dropKeys()
+            held.release()
+            guard case .failure(.locked) = await waiting.value else {
+                Issue.record("the waiting save did not end locked: \(await waiting.value)")
+                return
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file was written with the dropped key")
+            #expect(throws: VaultError.keysDropped) { try store.load(server: "s", account: "a") }
+            #expect(throws: VaultError.keysDropped) { try store.list() }
+        }
+    }
+}

@@ -64,17 +64,21 @@ final class VaultHolder: Sendable {
         }
     }
 
-    /// Drops the store, and with it every key it holds. True when it was held.
+    /// Drops the store, and with it every key it holds. True when it was held. The store
+    /// drops its keys at once (``KeyDroppingStore``): whoever still holds it (a token source
+    /// being handed over, a save waiting for the file's lock) can write nothing with them.
     @discardableResult
     func lock() -> Bool {
-        let held = state.withLock { state in
-            let held = state.store != nil
+        let dropped = state.withLock { state in
+            let dropped = state.store
             state.store = nil
             state.generation += 1
-            return held
+            return dropped
         }
-        if held { changed() }
-        return held
+        guard let dropped else { return false }
+        (dropped as? any KeyDroppingStore)?.dropKeys()
+        changed()
+        return true
     }
 
     /// The store, reopened from the key cache when the vault is locked (one attempt at a

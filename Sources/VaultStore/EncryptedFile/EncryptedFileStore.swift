@@ -43,7 +43,7 @@ import VaultSync
 ///   verifier (one HMAC), and when that does not vouch for it, by deriving the key from it
 ///   as without a cache, so a wrong or former passphrase never opens the vault. A kept key
 ///   that does not open the file is dropped and the passphrase asked for as usual.
-public final class EncryptedFileStore: VaultContentsStore {
+public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
     /// The vault file.
     public let path: String
     /// The passphrase (once per instance) and the key cache.
@@ -63,6 +63,8 @@ public final class EncryptedFileStore: VaultContentsStore {
         /// The last file contents seen and what they decoded to.
         var snapshotBytes: [UInt8]?
         var snapshotContents = VaultContents()
+        /// Set by ``dropKeys()``: nothing is read or written any more.
+        var dropped = false
     }
 
     /// A store on the vault file at `path`.
@@ -214,6 +216,7 @@ public final class EncryptedFileStore: VaultContentsStore {
     /// before the lock is taken.
     private func mutate(_ change: (inout VaultContents) throws(VaultError) -> Bool) throws(VaultError) {
         try state.withLock { state throws(VaultError) in
+            if state.dropped { throw VaultError.keysDropped }
             let directory = FileOperations.directory(of: path)
             try PrivateDirectory.prepare(directory, what: "the vault directory")
             try prepareKeys(&state)
@@ -224,6 +227,8 @@ public final class EncryptedFileStore: VaultContentsStore {
         // other clients). Writers of this process still take turns: the lock is per open file.
         let lock = try takeLock()
         try state.withLock { state throws(VaultError) in
+            // The keys may have been dropped while the lock was awaited (an agent's lock).
+            if state.dropped { throw VaultError.keysDropped }
             FileOperations.removeStaleTemporaryFiles(for: path)
             var contents: VaultContents
             let header: VaultFileFormat.Header
@@ -268,6 +273,7 @@ public final class EncryptedFileStore: VaultContentsStore {
     /// cache, else the passphrase, asked again at a terminal after a refusal) only when its
     /// header differs. Without `mayAsk` it never asks for a passphrase (it holds the lock).
     private func currentContents(_ state: inout State, mayAsk: Bool = true) throws(VaultError) -> VaultContents? {
+        if state.dropped { throw VaultError.keysDropped }
         guard let bytes = try FileOperations.readPrivateFile(path) else { return nil }
         if let seen = state.snapshotBytes, seen == bytes { return state.snapshotContents }
         let header = try VaultFileFormat.parseHeader(bytes)
@@ -302,6 +308,18 @@ public final class EncryptedFileStore: VaultContentsStore {
         state.snapshotBytes = bytes
         state.snapshotContents = contents
         return contents
+    }
+
+    /// Drops the keys and the decrypted contents for good (``KeyDroppingStore``): a write
+    /// waiting for the file lock gives up once it has it, before writing anything.
+    public func dropKeys() {
+        state.withLock { state in
+            state.dropped = true
+            forgetKeys(&state)
+            state.newFile = nil
+            state.snapshotBytes = nil
+            state.snapshotContents = VaultContents()
+        }
     }
 
     private func forgetKeys(_ state: inout State) {
