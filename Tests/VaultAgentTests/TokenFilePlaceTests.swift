@@ -197,6 +197,21 @@ struct TokenFilePlaceTests {
                 try TokenFile.write(Array("new-token".utf8), to: path, approve: TokenFilePlace.approval(for: path))
                 #expect(FileManager.default.contents(atPath: path).map(Array.init) == Array("new-token".utf8))
             }
+            // Attack review 49, finding 3: a passphrase file without a newline made read-only, and
+            // another vault's (empty) lock file, look like tokens; neither is replaced.
+            let readOnly = mine + "/other.passphrase"
+            #expect(FileManager.default.createFile(atPath: readOnly, contents: Data("nospacepass".utf8), attributes: [.posixPermissions: 0o400]))
+            #expect(TokenFilePlace.occupied(readOnly)?.contains("read-only") == true)
+            let otherLock = mine + "/other.db.lock"
+            #expect(FileManager.default.createFile(atPath: otherLock, contents: Data()))
+            #expect(TokenFilePlace.occupied(otherLock)?.contains("lock file") == true)
+            for path in [readOnly, otherLock] {
+                #expect(throws: TokenFile.Failure.self) {
+                    try TokenFile.write(Array("new-token".utf8), to: path, approve: TokenFilePlace.approval(for: path))
+                }
+            }
+            #expect(FileManager.default.contents(atPath: readOnly) == Data("nospacepass".utf8))
+            #expect(FileManager.default.contents(atPath: otherLock) == Data())
             // A link is replaced, its target (a file of the user's) left alone.
             let target = mine + "/notes.txt"
             #expect(FileManager.default.createFile(atPath: target, contents: Data("my notes\n".utf8)))

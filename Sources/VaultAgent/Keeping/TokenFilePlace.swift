@@ -58,15 +58,20 @@ package enum TokenFilePlace {
 
     /// Why the entry `name` of the open directory may not be replaced, or nil. A link is
     /// replaced, never followed. A regular file only when it is empty or holds a token as
-    /// vault writes one (visible ASCII, at most 16 KiB, no newline): vault replaces only
-    /// what it wrote, never a file of the user's (another vault file, a passphrase file, a
-    /// script). A socket, a directory or a device is never replaced.
+    /// vault writes one (visible ASCII, at most 16 KiB, no newline), its owner may write it,
+    /// and its name is not a lock file's (`*.lock`): vault replaces only what it wrote, never
+    /// a file of the user's (another vault file, its lock, a passphrase file, a script). A
+    /// socket, a directory or a device is never replaced.
     private static func occupant(_ descriptor: Int32, _ name: String) -> String? {
         var entry = stat()
         guard fstatat(descriptor, name, &entry, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         let type = entry.st_mode & S_IFMT
         guard type == S_IFREG || type == S_IFLNK else { return "something other than a file is at its name (\(kind(type)))" }
         guard type == S_IFREG else { return nil }
+        // A file its owner made read-only (`chmod 400`, a passphrase file's idiom) is not to be
+        // changed; a lock file (another vault's `vault.db.lock` is empty) never becomes a token.
+        if entry.st_mode & S_IWUSR == 0 { return "the file at its name is read-only, and vault replaces only its own token files" }
+        if name.hasSuffix(".lock") { return "the file at its name is a lock file (*.lock), which vault never replaces" }
         let notAToken = "the file at its name holds something other than a token, and vault replaces only its own token files"
         guard entry.st_size <= TokenCharacters.maximumLength else { return notAToken }
         let fd = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
