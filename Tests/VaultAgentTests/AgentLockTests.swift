@@ -44,13 +44,11 @@ struct AgentLockTests {
                 try await Task.sleep(for: .milliseconds(500))
                 #expect(try await stored(bench, faulty) == unsaved.before, "written while locked: \(bench.logs.all)")
                 locked.withLock { $0 = false }
-                #expect(doneFields(await agent.token(bench)) != nil, "the agent did not open again: \(bench.logs.all)")
-                let storedAfter = await eventually { (try? await stored(bench, faulty))?.accessToken != unsaved.before.accessToken }
-                #expect(storedAfter, "the unsaved tokens were never stored: \(bench.logs.all)")
+                await expectStoredAfterUnlock(agent, bench) {
+                    (try? await stored(bench, faulty))?.accessToken != unsaved.before.accessToken
+                }
                 let refreshes = bench.stats.refreshes
                 #expect(await eventually { bench.stats.refreshes >= refreshes + 2 }, "\(bench.logs.all)")
-                #expect(bench.stats.failedRefreshes == 0, "a spent refresh token was offered again: \(bench.logs.all)")
-                #expect(bench.stats.logins == 1, "the agent needed the silent re-login: \(bench.logs.all)")
             }
         }
     }
@@ -109,11 +107,7 @@ struct AgentLockTests {
                 try await Task.sleep(for: .seconds(1))
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "written with the dropped key: \(bench.logs.all)")
                 locked.withLock { $0 = false }
-                #expect(doneFields(await agent.token(bench)) != nil, "the agent did not open again: \(bench.logs.all)")
-                let stored = await eventually { (try? Data(contentsOf: URL(fileURLWithPath: path))) != before }
-                #expect(stored, "the refreshed tokens were never stored: \(bench.logs.all)")
-                #expect(bench.stats.failedRefreshes == 0, "a spent refresh token was offered again: \(bench.logs.all)")
-                #expect(bench.stats.logins == 1, "the agent needed the silent re-login: \(bench.logs.all)")
+                await expectStoredAfterUnlock(agent, bench) { (try? Data(contentsOf: URL(fileURLWithPath: path))) != before }
             }
         }
     }
@@ -152,6 +146,15 @@ struct AgentLockTests {
         try #require(rotated, "the agent did not refresh: \(bench.logs.all)")
         try #require(try await stored(bench, faulty) == before)
         return Unsaved(faulty: faulty, before: before)
+    }
+
+    /// After the unlock: the agent opens again, the tokens it carried get stored (`stored`
+    /// turns true), no refresh token was offered twice and no silent re-login was needed.
+    func expectStoredAfterUnlock(_ agent: Agent, _ bench: AgentBench, _ stored: () async -> Bool) async {
+        #expect(doneFields(await agent.token(bench)) != nil, "the agent did not open again: \(bench.logs.all)")
+        #expect(await eventually(stored), "the carried tokens were never stored: \(bench.logs.all)")
+        #expect(bench.stats.failedRefreshes == 0, "a spent refresh token was offered again: \(bench.logs.all)")
+        #expect(bench.stats.logins == 1, "the agent needed the silent re-login: \(bench.logs.all)")
     }
 
     func stored(_ bench: AgentBench, _ store: any SecureStore) async throws -> TokenSet? {

@@ -10,8 +10,14 @@
 extension VaultContents {
     /// The clients' items of `key`, best shape first and, within a shape, newest first.
     func clientItems(of key: CredentialKey) -> [(item: ServiceItem, shape: ItemShape)] {
+        // Every shape of a key names its account (`user`, or `vault-account`): other accounts'
+        // items are passed over before the costlier classification.
         items.values.compactMap { item -> (item: ServiceItem, shape: ItemShape)? in
-            guard let match = Self.keyOf(item), match.key == key else { return nil }
+            guard
+                item.attributes[LibSecretSchema.Attribute.user] == key.account
+                    || item.attributes[LibSecretSchema.Attribute.vaultAccount] == key.account,
+                let match = Self.keyOf(item), match.key == key
+            else { return nil }
             return (item, match.shape)
         }
         .sorted(by: Self.ranksBefore)
