@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Big-endian writer for the vault file's binary layouts.
 package struct ByteWriter {
     package private(set) var bytes: [UInt8] = []
@@ -77,5 +85,17 @@ package struct ByteReader {
     package mutating func readField() -> ArraySlice<UInt8>? {
         guard let count = readUInt32() else { return nil }
         return readBytes(Int(count))
+    }
+}
+
+extension [UInt8] {
+    /// Whether both hold the same bytes, by one `memcmp`: `==` compares element by element,
+    /// and every read of a store compares the whole vault file (a megabyte at 10,000
+    /// items) with the last one it decrypted. Not constant-time: for ciphertext only.
+    package func hasSameBytes(as other: [UInt8]) -> Bool {
+        guard count == other.count else { return false }
+        return withUnsafeBytes { mine in
+            other.withUnsafeBytes { theirs in mine.isEmpty || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0 }
+        }
     }
 }

@@ -15,11 +15,21 @@ package enum ContentsCodec {
     /// The format version and the padded body for `contents`; `.invalidInput` for contents
     /// a reader would refuse (``ServiceItemCodec/check(_:)``).
     package static func encode(_ contents: VaultContents) throws(VaultError) -> (version: UInt16, body: [UInt8]) {
-        if contents.fitsVersion1 { return (1, ItemCodec.encode(contents.credentials)) }
+        var order = WriteOrder()
+        return try encode(contents, order: &order)
+    }
+
+    /// ``encode(_:)``, reusing and updating `order`, the order of an earlier write: the
+    /// same bytes, sooner (``WriteOrder``).
+    package static func encode(_ contents: VaultContents, order: inout WriteOrder) throws(VaultError) -> (version: UInt16, body: [UInt8]) {
         var writer = ByteWriter(
             capacity: ItemCodec.estimatedSize(contents.credentials) + ServiceItemCodec.estimatedSize(contents) + ItemCodec.padding)
-        ItemCodec.append(contents.credentials, to: &writer)
-        try ServiceItemCodec.append(contents, to: &writer)
+        ItemCodec.append(contents.credentials, to: &writer, order: &order.credentials)
+        guard !contents.fitsVersion1 else {
+            ItemCodec.pad(&writer)
+            return (1, writer.bytes)
+        }
+        try ServiceItemCodec.append(contents, to: &writer, order: &order.items)
         ItemCodec.pad(&writer)
         return (2, writer.bytes)
     }

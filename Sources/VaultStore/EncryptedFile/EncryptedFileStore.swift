@@ -63,6 +63,8 @@ public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
         /// The last file contents seen and what they decoded to.
         var snapshotBytes: [UInt8]?
         var snapshotContents = VaultContents()
+        /// The order of the last write, reused by the next (``WriteOrder``).
+        var writeOrder = WriteOrder()
         /// Set by ``dropKeys()``: nothing is read or written any more.
         var dropped = false
     }
@@ -275,7 +277,7 @@ public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
     private func currentContents(_ state: inout State, mayAsk: Bool = true) throws(VaultError) -> VaultContents? {
         if state.dropped { throw VaultError.keysDropped }
         guard let bytes = try FileOperations.readPrivateFile(path) else { return nil }
-        if let seen = state.snapshotBytes, seen == bytes { return state.snapshotContents }
+        if let seen = state.snapshotBytes, seen.hasSameBytes(as: bytes) { return state.snapshotContents }
         let header = try VaultFileFormat.parseHeader(bytes)
         let keys: VaultKeys
         let body: [UInt8]
@@ -319,6 +321,7 @@ public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
             state.newFile = nil
             state.snapshotBytes = nil
             state.snapshotContents = VaultContents()
+            state.writeOrder = WriteOrder()
         }
     }
 
@@ -371,7 +374,7 @@ public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
     private func write(
         _ contents: VaultContents, header: VaultFileFormat.Header, keys: VaultKeys, state: inout State
     ) throws(VaultError) {
-        let (version, body) = try ContentsCodec.encode(contents)
+        let (version, body) = try ContentsCodec.encode(contents, order: &state.writeOrder)
         let sealed = try VaultFileFormat.seal(body, version: version, header: header, keys: keys)
         guard sealed.count <= FileOperations.maximumVaultSize else {
             throw .invalidInput("the vault would grow past \(FileOperations.maximumVaultSize >> 20) MiB; nothing was written")

@@ -35,8 +35,17 @@ package enum ItemCodec {
 
     /// The item section (count and items, no padding), sorted by key.
     package static func append(_ items: [CredentialKey: Credential], to writer: inout ByteWriter) {
+        var order: [CredentialKey] = []
+        append(items, to: &writer, order: &order)
+    }
+
+    /// The item section sorted by key, reusing and updating `order`, the keys of an earlier
+    /// write in their order (``WriteOrder``).
+    package static func append(_ items: [CredentialKey: Credential], to writer: inout ByteWriter, order: inout [CredentialKey]) {
+        order = WriteOrder.keys(of: items, reusing: order, by: <)
         writer.append(UInt32(items.count))
-        for credential in items.values.sorted(by: { $0.key < $1.key }) {
+        for key in order {
+            guard let credential = items[key] else { preconditionFailure("WriteOrder returned a key that is not there") }
             writer.append(kindCode(credential.key.kind))
             writer.appendField(credential.server.utf8)
             writer.appendField(credential.account.utf8)

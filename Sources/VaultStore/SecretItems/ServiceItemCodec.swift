@@ -31,6 +31,13 @@ enum ServiceItemCodec {
     /// Appends both sections. Contents a reader would refuse are refused here first, as
     /// `.invalidInput`, so vault never writes a file it cannot read.
     static func append(_ contents: VaultContents, to writer: inout ByteWriter) throws(VaultError) {
+        var order: [ServiceItem.Reference] = []
+        try append(contents, to: &writer, order: &order)
+    }
+
+    /// Both sections, the items in `order`, the references of an earlier write in their
+    /// order, reused and updated (``WriteOrder``).
+    static func append(_ contents: VaultContents, to writer: inout ByteWriter, order: inout [ServiceItem.Reference]) throws(VaultError) {
         try check(contents)
         let collections = contents.collections.values.sorted { $0.id < $1.id }
         writer.append(UInt32(collections.count))
@@ -40,9 +47,10 @@ enum ServiceItemCodec {
             writer.append(collection.created)
             writer.append(collection.modified)
         }
-        let items = contents.items.values.sorted { $0.reference < $1.reference }
-        writer.append(UInt32(items.count))
-        for item in items {
+        order = WriteOrder.keys(of: contents.items, reusing: order, by: <)
+        writer.append(UInt32(order.count))
+        for reference in order {
+            guard let item = contents.items[reference] else { preconditionFailure("WriteOrder returned a reference that is not there") }
             writer.appendField(item.reference.collection.utf8)
             writer.appendField(item.reference.id.utf8)
             writer.appendField(item.label.utf8)
