@@ -45,10 +45,8 @@ final class Wakeup: Sendable {
             return state.nextID
         }
         guard let id else { return }
-        let timer = Task {
-            try? await Task.sleep(for: duration)
-            self.fire(id)
-        }
+        // Not a task that sleeps: a cancelled sleep holds its memory until its end (``OneShotTimer``).
+        let timer = OneShotTimer(after: duration) { self.fire(id) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow: Bool = state.withLock { state in

@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import VaultAgentProtocol
+import VaultSync
 
 #if canImport(Glibc)
     import Glibc
@@ -253,10 +254,8 @@ public final class AgentSocketServer: Sendable {
                 continuation.resume(returning: answer)
                 return true
             }
-            let timer = Task {
-                try? await Task.sleep(for: deadline)
-                if !Task.isCancelled { _ = resume(.declined(reason: Self.tooLongReason)) }
-            }
+            // Cancelled at every answer: a timer, not a sleeping task (``OneShotTimer``).
+            let timer = OneShotTimer(after: deadline) { _ = resume(.declined(reason: Self.tooLongReason)) }
             Task {
                 let answer = await serving.answer(request)
                 if resume(answer) { timer.cancel() }
