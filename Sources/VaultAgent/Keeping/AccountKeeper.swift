@@ -216,12 +216,13 @@ final class AccountKeeper: Sendable {
         dropSource()
         switch stored {
         case .some(.none):
+            // The files go first: whoever sees the state "needs login" finds no stale token file.
+            problem = await removeFiles(because: "the account was logged out")
             state.withLock { state in
                 state.phase = .needsLogin(stored: nil)
                 state.lastError = "logged out"
                 state.nextRefreshAt = nil
             }
-            problem = await removeFiles(because: "the account was logged out")
             logger.notice("\(account) was logged out; serving none of its tokens")
         case .some(.some):
             state.withLock { state in
@@ -411,13 +412,14 @@ final class AccountKeeper: Sendable {
     private func enterNeedsLogin(_ error: AuthError, store: any SecureStore, _ memory: inout Memory) async {
         let stored = try? await AccountItems(store: store, server: account.server, account: account.account).loadTokens()
         let line = Agent.oneLine(error)
+        // The files go first: whoever sees the state "needs login" finds no stale token file.
+        await removeFiles(because: "the account needs a person to log in again")
         state.withLock { state in
             state.phase = .needsLogin(stored: stored.map(TokenDates.init))
             state.lastError = line
             state.nextRefreshAt = nil
         }
         logger.warning("\(account) needs a person to log in again (\(line)); not refreshing it until it does")
-        await removeFiles(because: "the account needs a person to log in again")
         memory = Memory(backoff: Backoff(first: tuning.firstRetry, maximum: tuning.maximumRetry))
     }
 
