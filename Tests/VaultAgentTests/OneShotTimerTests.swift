@@ -2,10 +2,10 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Testing
-@testable import VaultSync
 import VaultTestSupport
 
 @testable import VaultAgent
+@testable import VaultSync
 
 /// `OneShotTimer`, the timer the agent's waits are cut short with: it fires once, never
 /// after a cancel, and a cancel lets go of what its action holds at once, not when the

@@ -30,6 +30,34 @@ let testKDF = KDFParameters(log2N: 10)
         }
     }
 
+    /// A change edits the store's own copy of the contents in place (no copy per save): one
+    /// that changes something and then says it changed nothing (the provider's faults) or
+    /// throws writes nothing, and the next read sees the file as it is.
+    @Test func aChangeThatGivesUpLeavesReadsAsTheFileIs() throws {
+        try withTemporaryDirectory("vault-test") { dir in
+            let store = makeStore(dir)
+            try store.save(Credential(server: "s", account: "a", secret: Secret("kept")))
+            let before = try Data(contentsOf: URL(fileURLWithPath: store.path))
+            try store.modifyContents { contents in
+                contents.credentials = [:]
+                return false
+            }
+            #expect(try store.load(server: "s", account: "a")?.secret == Secret("kept"))
+            #expect {
+                try store.modifyContents { contents throws(VaultError) in
+                    contents.credentials = [:]
+                    throw VaultError.invalidInput("given up")
+                }
+            } throws: { sameCase($0, as: VaultError.invalidInput("")) }
+            #expect(try store.load(server: "s", account: "a")?.secret == Secret("kept"))
+            #expect(try store.list(server: nil).map(\.account) == ["a"])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store.path)) == before, "nothing was written")
+            // And a change that does change writes, and reads see it.
+            try store.save(Credential(server: "s", account: "b", secret: Secret("new")))
+            #expect(try store.list(server: nil).map(\.account) == ["a", "b"])
+        }
+    }
+
     @Test func filesArePrivate() throws {
         try withTemporaryDirectory("vault-test") { dir in
             let store = makeStore(dir)

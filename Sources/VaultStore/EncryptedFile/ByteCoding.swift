@@ -23,19 +23,21 @@ package struct ByteWriter {
     }
 
     package mutating func append(_ value: UInt32) {
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     package mutating func append(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     package mutating func append<C: Collection>(raw: C) where C.Element == UInt8 { bytes.append(contentsOf: raw) }
 
-    /// A 32-bit length followed by the bytes.
+    /// A 32-bit length followed by the bytes; contiguous ones (a native string's UTF-8, an
+    /// array) are copied at once rather than byte by byte.
     package mutating func appendField<C: Collection>(_ field: C) where C.Element == UInt8 {
         append(UInt32(field.count))
-        bytes.append(contentsOf: field)
+        let copied: Void? = field.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes.append(contentsOf: field) }
     }
 }
 

@@ -13,7 +13,7 @@
 /// version 1 when the last one is removed.
 package enum ContentsCodec {
     /// The format version and the padded body for `contents`; `.invalidInput` for contents
-    /// a reader would refuse (``ServiceItemCodec/check(_:)``).
+    /// a reader would refuse (``ServiceItemCodec``'s checks).
     package static func encode(_ contents: VaultContents) throws(VaultError) -> (version: UInt16, body: [UInt8]) {
         var order = WriteOrder()
         return try encode(contents, order: &order)
@@ -22,16 +22,18 @@ package enum ContentsCodec {
     /// ``encode(_:)``, reusing and updating `order`, the order of an earlier write: the
     /// same bytes, sooner (``WriteOrder``).
     package static func encode(_ contents: VaultContents, order: inout WriteOrder) throws(VaultError) -> (version: UInt16, body: [UInt8]) {
-        var writer = ByteWriter(
-            capacity: ItemCodec.estimatedSize(contents.credentials) + ServiceItemCodec.estimatedSize(contents) + ItemCodec.padding)
+        // The last body's size, when known, spares a pass over every item to estimate it.
+        let capacity =
+            order.bodySize > 0
+            ? order.bodySize + 4 * ItemCodec.padding
+            : ItemCodec.estimatedSize(contents.credentials) + ServiceItemCodec.estimatedSize(contents) + ItemCodec.padding
+        var writer = ByteWriter(capacity: capacity)
         ItemCodec.append(contents.credentials, to: &writer, order: &order.credentials)
-        guard !contents.fitsVersion1 else {
-            ItemCodec.pad(&writer)
-            return (1, writer.bytes)
-        }
-        try ServiceItemCodec.append(contents, to: &writer, order: &order.items)
+        let version: UInt16 = contents.fitsVersion1 ? 1 : 2
+        if version == 2 { try ServiceItemCodec.append(contents, to: &writer, order: &order.items) }
         ItemCodec.pad(&writer)
-        return (2, writer.bytes)
+        order.bodySize = writer.bytes.count
+        return (version, writer.bytes)
     }
 
     /// The contents of a body of format `version` (1 or 2); whatever follows the last

@@ -12,6 +12,8 @@ package struct WriteOrder: Sendable {
     package var credentials: [CredentialKey] = []
     /// The Secret Service items' references, by ``ServiceItem/Reference``'s order.
     package var items: [ServiceItem.Reference] = []
+    /// The size of the last body written: the next one's buffer is made that large at once.
+    package var bodySize = 0
 
     package init() {}
 

@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The two sections a version 2 body adds after vault's own items (``ContentsCodec``):
 /// the collections other than `login`, then the Secret Service items. All big-endian,
 /// `field` = u32 length + bytes:
@@ -38,7 +46,7 @@ enum ServiceItemCodec {
     /// Both sections, the items in `order`, the references of an earlier write in their
     /// order, reused and updated (``WriteOrder``).
     static func append(_ contents: VaultContents, to writer: inout ByteWriter, order: inout [ServiceItem.Reference]) throws(VaultError) {
-        try check(contents)
+        try checkCollections(contents)
         let collections = contents.collections.values.sorted { $0.id < $1.id }
         writer.append(UInt32(collections.count))
         for collection in collections {
@@ -51,6 +59,8 @@ enum ServiceItemCodec {
         writer.append(UInt32(order.count))
         for reference in order {
             guard let item = contents.items[reference] else { preconditionFailure("WriteOrder returned a reference that is not there") }
+            // Checked as it is written: one pass over the items, not two.
+            try check(item, at: reference, in: contents)
             writer.appendField(item.reference.collection.utf8)
             writer.appendField(item.reference.id.utf8)
             writer.appendField(item.label.utf8)
@@ -58,7 +68,7 @@ enum ServiceItemCodec {
             writer.append(item.created)
             writer.append(item.modified)
             writer.append(UInt32(item.attributes.count))
-            for (name, value) in item.attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for (name, value) in item.attributes.sorted(by: { utf8Precedes($0.key, $1.key) }) {
                 writer.appendField(name.utf8)
                 writer.appendField(value.utf8)
             }
@@ -123,8 +133,22 @@ enum ServiceItemCodec {
         return (collections, items)
     }
 
-    /// What ``read(from:)`` would refuse, as `.invalidInput` (nothing secret in the message).
-    static func check(_ contents: VaultContents) throws(VaultError) {
+    /// Whether `a`'s UTF-8 sorts before `b`'s: one `memcmp` (the attributes of every item
+    /// are sorted at every write; comparing `utf8` views byte by byte was a tenth of a save).
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+    }
+
+    /// What ``read(from:)`` would refuse in the collections, as `.invalidInput` (nothing
+    /// secret in the message); ``check(_:at:in:)`` checks each item as it is written.
+    private static func checkCollections(_ contents: VaultContents) throws(VaultError) {
         for (id, collection) in contents.collections {
             guard ServiceCollection.isValidID(id), id == collection.id else {
                 throw .invalidInput("a collection id must be 1 to 64 of A-Z, a-z, 0-9 and _, and match its key")
@@ -133,13 +157,15 @@ enum ServiceItemCodec {
                 throw .invalidInput("the login collection always exists and is not stored as a collection record")
             }
         }
-        for (reference, item) in contents.items {
-            guard reference == item.reference, ServiceCollection.isValidID(reference.id) else {
-                throw .invalidInput("an item id must be 1 to 64 of A-Z, a-z, 0-9 and _, and match its key")
-            }
-            guard reference.collection == ServiceCollection.loginID || contents.collections[reference.collection] != nil else {
-                throw .invalidInput("an item's collection (\(reference.collection)) does not exist")
-            }
+    }
+
+    /// What ``read(from:)`` would refuse in one item, as `.invalidInput`.
+    private static func check(_ item: ServiceItem, at reference: ServiceItem.Reference, in contents: VaultContents) throws(VaultError) {
+        guard reference == item.reference, ServiceCollection.isValidID(reference.id) else {
+            throw .invalidInput("an item id must be 1 to 64 of A-Z, a-z, 0-9 and _, and match its key")
+        }
+        guard reference.collection == ServiceCollection.loginID || contents.collections[reference.collection] != nil else {
+            throw .invalidInput("an item's collection (\(reference.collection)) does not exist")
         }
     }
 
