@@ -89,4 +89,19 @@ import VaultTestSupport
         await wakeup.wait(for: .milliseconds(100))
         #expect(ContinuousClock.now - started >= .milliseconds(100))
     }
+
+    /// The timer's monotonic clock stands still during a suspend: no wait lasts longer than
+    /// `longestWait`, so a refresh due during a suspend is made soon after the resume.
+    @Test func noWaitOutlastsTheLongestWait() async {
+        let wakeup = Wakeup(longestWait: .milliseconds(200))
+        let returned = Calls()
+        let started = ContinuousClock.now
+        Task {
+            await wakeup.wait(for: .seconds(3600))
+            returned.add()
+        }
+        #expect(await Self.becomes { returned.value == 1 }, "a wait of an hour was not cut to the longest wait")
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
+        #expect(Wakeup().longestWait == .seconds(60))
+    }
 }

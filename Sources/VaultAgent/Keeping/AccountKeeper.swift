@@ -57,6 +57,9 @@ final class AccountKeeper: Sendable {
         var filesRemoved = false
         /// Token events seen (refreshes, adoptions, re-logins) and how the last one got its tokens.
         var events = 0
+        /// How many changes of the user's (``storeChanged(in:)``) began: a state decided
+        /// before a later one began is not recorded over it.
+        var userChanges = 0
         var lastHow = "held"
     }
 
@@ -199,6 +202,10 @@ final class AccountKeeper: Sendable {
     /// keeper takes them up at once.
     @discardableResult
     func storeChanged(in store: (any SecureStore)?) async -> String? {
+        let change = state.withLock { state in
+            state.userChanges += 1
+            return state.userChanges
+        }
         let stored: TokenSet??
         if let store {
             stored = try? await AccountItems(store: store, server: account.server, account: account.account).loadTokens()
@@ -218,7 +225,9 @@ final class AccountKeeper: Sendable {
         case .some(.none):
             // The files go first: whoever sees the state "needs login" finds no stale token file.
             problem = await removeFiles(because: "the account was logged out")
+            // A login that came meanwhile decided after this one.
             state.withLock { state in
+                guard state.userChanges == change else { return }
                 state.phase = .needsLogin(stored: nil)
                 state.lastError = "logged out"
                 state.nextRefreshAt = nil
@@ -393,6 +402,7 @@ final class AccountKeeper: Sendable {
             memory.absoluteWindowEnd = after
             logger.notice("\(account): refreshing does not extend the refresh token's lifetime; keeping ahead of the access token only")
         }
+        let renewed = memory.seen.map { dates.differ(from: $0) } ?? false
         memory.seen = dates
         memory.backoff.reset()
         if memory.written.map({ dates.differ(from: $0) }) ?? true, !tokenFiles.isEmpty {
@@ -405,20 +415,30 @@ final class AccountKeeper: Sendable {
             state.lastRefreshAt = dates.obtainedAt
             state.lastError = nil
         }
-        if refreshedAhead { logger.info("\(account): refreshed ahead; next refresh at \(planned)") }
+        if refreshedAhead {
+            logger.info("\(account): refreshed ahead; next refresh at \(planned)")
+        } else if renewed {
+            // Refreshed when served (a token that expired first), or by another process.
+            logger.info("\(account): new tokens; next refresh at \(planned)")
+        }
     }
 
     /// Records a failure that needs a person, once; removes the token files.
     private func enterNeedsLogin(_ error: AuthError, store: any SecureStore, _ memory: inout Memory) async {
+        let change = state.withLock { $0.userChanges }
         let stored = try? await AccountItems(store: store, server: account.server, account: account.account).loadTokens()
         let line = Agent.oneLine(error)
         // The files go first: whoever sees the state "needs login" finds no stale token file.
         await removeFiles(because: "the account needs a person to log in again")
-        state.withLock { state in
+        // A login (or logout) that came meanwhile decided after this failure: keep its state.
+        let recorded: Bool = state.withLock { state in
+            guard state.userChanges == change else { return false }
             state.phase = .needsLogin(stored: stored.map(TokenDates.init))
             state.lastError = line
             state.nextRefreshAt = nil
+            return true
         }
+        guard recorded else { return }
         logger.warning("\(account) needs a person to log in again (\(line)); not refreshing it until it does")
         memory = Memory(backoff: Backoff(first: tuning.firstRetry, maximum: tuning.maximumRetry))
     }

@@ -17,8 +17,14 @@ final class Wakeup: Sendable {
     }
 
     private let state = Locked(State())
+    /// The longest one wait lasts: its timer counts on the monotonic clock, which stands
+    /// still while the machine is suspended, so a wait that was to end during a suspend
+    /// ends at most this long after the resume (attack review 50).
+    let longestWait: Duration
 
-    init() {}
+    init(longestWait: Duration = .seconds(60)) {
+        self.longestWait = longestWait
+    }
 
     /// Wakes the current waiter, or the next one.
     func wake() {
@@ -33,8 +39,10 @@ final class Wakeup: Sendable {
         continuation?.resume()
     }
 
-    /// Returns after `duration`, at a wake, or when the task is cancelled, whichever is first.
+    /// Returns after `duration` (at most ``longestWait``), at a wake, or when the task is
+    /// cancelled, whichever is first.
     func wait(for duration: Duration) async {
+        let duration = min(duration, longestWait)
         guard duration > .zero, !Task.isCancelled else { return }
         let id: UInt64? = state.withLock { state in
             if state.pending {
