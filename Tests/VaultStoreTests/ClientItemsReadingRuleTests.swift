@@ -82,4 +82,37 @@ struct ClientItemsReadingRuleTests {
             #expect(try store.contents()?.credentials.count == 1)
         }
     }
+
+    /// A keyring matches attributes byte for byte; Swift's `==` takes "café" spelled with é
+    /// and with e + U+0301 for one string. A client's item is the item of its own spelling
+    /// only: `save` and `remove` of one spelling never touch the other's (attack review 50).
+    @Test("two spellings of one name are two keys for clients' items: load, save and remove touch only their own")
+    func spellingsAreKeptApart() throws {
+        try withTemporaryDirectory("client-items") { dir in
+            let store = F.store(dir)
+            let composed = "caf\u{E9}"
+            let decomposed = "cafe\u{301}"
+            try store.modifyContents(
+                F.adding([
+                    F.item(
+                        ServiceCollection.loginID, "nfc", attributes: ["user": composed, "server": "srv.example"],
+                        secret: Array("one".utf8), modified: 1),
+                    F.item(
+                        ServiceCollection.loginID, "nfd", attributes: ["user": decomposed, "server": "srv.example"],
+                        secret: Array("two".utf8), modified: 2),
+                ]))
+            let nfc = CredentialKey(server: "srv.example", account: composed)
+            let nfd = CredentialKey(server: "srv.example", account: decomposed)
+            #expect(try store.load(nfc)?.secret == Secret("one"))
+            #expect(try store.load(nfd)?.secret == Secret("two"))
+            try store.save(Credential(key: nfc, secret: Secret("five")))
+            let items = try #require(try store.contents()).items
+            #expect(items[.init(collection: ServiceCollection.loginID, id: "nfc")]?.secret == Secret("five"))
+            #expect(items[.init(collection: ServiceCollection.loginID, id: "nfd")]?.secret == Secret("two"), "the other spelling's item changed")
+            try store.remove(nfc)
+            let left = try #require(try store.contents()).items
+            #expect(left[.init(collection: ServiceCollection.loginID, id: "nfc")] == nil)
+            #expect(left[.init(collection: ServiceCollection.loginID, id: "nfd")]?.secret == Secret("two"), "the other spelling's item was removed")
+        }
+    }
 }

@@ -16,11 +16,18 @@ extension VaultContents {
             guard
                 item.attributes[LibSecretSchema.Attribute.user] == key.account
                     || item.attributes[LibSecretSchema.Attribute.vaultAccount] == key.account,
-                let match = Self.keyOf(item), match.key == key
+                let match = Self.keyOf(item), Self.sameSpelling(match.key, key)
             else { return nil }
             return (item, match.shape)
         }
         .sorted(by: Self.ranksBefore)
+    }
+
+    /// Whether `a` and `b` are one key byte for byte. A keyring's search matches bytes;
+    /// `String`'s `==` takes canonically equivalent spellings (é, and e + U+0301) for one,
+    /// and a client's item is the item of its own spelling only (attack review 50).
+    static func sameSpelling(_ a: CredentialKey, _ b: CredentialKey) -> Bool {
+        a.kind == b.kind && a.server.utf8.elementsEqual(b.server.utf8) && a.account.utf8.elementsEqual(b.account.utf8)
     }
 
     /// Whether `a` is read before `b`: the better shape, then the newer, then the smaller id.
