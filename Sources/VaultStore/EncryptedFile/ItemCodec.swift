@@ -42,10 +42,10 @@ package enum ItemCodec {
     /// The item section sorted by key, reusing and updating `order`, the keys of an earlier
     /// write in their order (``WriteOrder``).
     package static func append(_ items: [CredentialKey: Credential], to writer: inout ByteWriter, order: inout [CredentialKey]) {
-        order = WriteOrder.keys(of: items, reusing: order, by: <)
+        let entries = WriteOrder.entries(of: items, reusing: order, by: <)
+        order = entries.map(\.key)
         writer.append(UInt32(items.count))
-        for key in order {
-            guard let credential = items[key] else { preconditionFailure("WriteOrder returned a key that is not there") }
+        for (_, credential) in entries {
             writer.append(kindCode(credential.key.kind))
             writer.appendField(credential.server.utf8)
             writer.appendField(credential.account.utf8)

@@ -17,21 +17,22 @@ package struct WriteOrder: Sendable {
 
     package init() {}
 
-    /// The keys of `dictionary` sorted by `precedes`: those of `previous` (which must be
-    /// sorted by it) still there, in its order, with the others sorted and merged in.
-    static func keys<Key: Hashable, Value>(
+    /// The entries of `dictionary` sorted by key with `precedes`: those of `previous`'s keys
+    /// (sorted by it) still there, in its order, with the others sorted and merged in. Each
+    /// key is looked up once; the caller keeps the keys as the next `previous`.
+    static func entries<Key: Hashable, Value>(
         of dictionary: [Key: Value], reusing previous: [Key], by precedes: (Key, Key) -> Bool
-    ) -> [Key] {
-        let kept = previous.filter { dictionary[$0] != nil }
+    ) -> [(key: Key, value: Value)] {
+        let kept = previous.compactMap { key in dictionary[key].map { (key: key, value: $0) } }
         if kept.count == dictionary.count { return kept }
-        let known = Set(kept)
-        let added = dictionary.keys.filter { !known.contains($0) }.sorted(by: precedes)
+        let known = Set(kept.map(\.key))
+        let added = dictionary.filter { !known.contains($0.key) }.sorted { precedes($0.key, $1.key) }
         guard !kept.isEmpty else { return added }
-        var merged: [Key] = []
+        var merged: [(key: Key, value: Value)] = []
         merged.reserveCapacity(dictionary.count)
         var (i, j) = (kept.startIndex, added.startIndex)
         while i < kept.endIndex, j < added.endIndex {
-            if precedes(added[j], kept[i]) {
+            if precedes(added[j].key, kept[i].key) {
                 merged.append(added[j])
                 j += 1
             } else {

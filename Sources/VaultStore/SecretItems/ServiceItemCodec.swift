@@ -55,10 +55,10 @@ enum ServiceItemCodec {
             writer.append(collection.created)
             writer.append(collection.modified)
         }
-        order = WriteOrder.keys(of: contents.items, reusing: order, by: <)
-        writer.append(UInt32(order.count))
-        for reference in order {
-            guard let item = contents.items[reference] else { preconditionFailure("WriteOrder returned a reference that is not there") }
+        let entries = WriteOrder.entries(of: contents.items, reusing: order, by: <)
+        order = entries.map(\.key)
+        writer.append(UInt32(entries.count))
+        for (reference, item) in entries {
             // Checked as it is written: one pass over the items, not two.
             try check(item, at: reference, in: contents)
             writer.appendField(item.reference.collection.utf8)
