@@ -14,16 +14,20 @@ import Foundation
 /// its own) is left alone. So the older hostile suites can be run again to show that no
 /// promise of theirs depends on there being no agent.
 ///
-/// Two agents, as users run them: `VAULT_TEST_AGENT_BESIDE=passphrase` (or `1`) starts it
+/// Three agents, as users run them: `VAULT_TEST_AGENT_BESIDE=passphrase` (or `1`) starts it
 /// with the command's passphrase variables, as a service is (it holds the key until
 /// `vault lock`); `cache` starts it without them, as the desktop's unit is (it holds the
-/// key only while the key cache does).
+/// key only while the key cache does); `provider` starts it as `passphrase` does, and for
+/// a vault file also as the Secret Service provider (`--secret-service`), on a session bus
+/// of its own (`dbus-run-session`), since the tests' bus belongs to GNOME Keyring.
 public enum AgentBeside {
     private static let mode = ProcessInfo.processInfo.environment["VAULT_TEST_AGENT_BESIDE"]
-    static let enabled = ["1", "passphrase", "cache"].contains(mode)
+    static let enabled = ["1", "passphrase", "cache", "provider"].contains(mode)
     /// An agent that was given the passphrase runs beside the commands: it serves every
     /// process of the user until `vault lock`, with or without a passphrase or a key cache.
-    public static let servesWithItsPassphrase = mode == "1" || mode == "passphrase"
+    public static let servesWithItsPassphrase = mode == "1" || mode == "passphrase" || mode == "provider"
+    /// The agent beside a vault file is also its Secret Service provider.
+    static let providesSecretService = mode == "provider"
     /// Any agent runs beside the commands.
     public static var isOn: Bool { enabled }
 
@@ -40,8 +44,9 @@ public enum AgentBeside {
         else { return environment }
         let runtime = home + "/.agent-beside"
         environment["XDG_RUNTIME_DIR"] = runtime
+        let isFile = environment["VAULT_BACKEND"] == "file"
         let storeExists =
-            environment["VAULT_BACKEND"] == "file"
+            isFile
             ? environment["VAULT_FILE"].map { FileManager.default.fileExists(atPath: $0) } ?? false
             : environment["DBUS_SESSION_BUS_ADDRESS"] != nil
         guard storeExists else { return environment }
@@ -53,8 +58,11 @@ public enum AgentBeside {
         if !servesWithItsPassphrase {
             for name in ["VAULT_PASSPHRASE", "VAULT_PASSPHRASE_FILE", "CREDENTIALS_DIRECTORY"] { agentEnvironment[name] = nil }
         }
+        let agent =
+            providesSecretService && isFile
+            ? ["/usr/bin/dbus-run-session", "--", executable, "agent", "--secret-service"] : [executable, "agent"]
         running[home] = try? ChildProcess(
-            "/usr/bin/timeout", ["-s", "TERM", "900", executable, "agent"], environment: agentEnvironment, stdout: .discarded,
+            "/usr/bin/timeout", ["-s", "TERM", "900"] + agent, environment: agentEnvironment, stdout: .discarded,
             stderr: .discarded)
         if !janitorStarted {
             janitorStarted = true
@@ -71,16 +79,22 @@ public enum AgentBeside {
             agents.lock()
             let gone = running.filter { !FileManager.default.fileExists(atPath: $0.key) }
             for (home, agent) in gone {
-                agent.terminate()
+                stop(agent)
                 running[home] = nil
             }
             agents.unlock()
         }
     }
 
+    /// SIGTERM to the agent; with a bus of its own, SIGKILL to everything under `timeout`
+    /// (`dbus-run-session` passes no signal on), which leaves no bus or agent behind.
+    private static func stop(_ agent: ChildProcess) {
+        if providesSecretService { agent.kill() } else { agent.terminate() }
+    }
+
     private static func stopAll() {
         agents.lock()
-        for agent in running.values { agent.terminate() }
+        for agent in running.values { stop(agent) }
         running = [:]
         agents.unlock()
     }
