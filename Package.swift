@@ -35,7 +35,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // One trait, named: SwiftPM 6.3 writes the -D flags of several enabled traits in a
+        // new order at each build plan (swiftlang/swift-package-manager#10525, fixed in 6.4),
+        // and each new order rebuilt Hummingbird and all above it (50 s of a fresh clone's
+        // CI). vault uses no ConfigReader (the ConfigurationSupport trait).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
