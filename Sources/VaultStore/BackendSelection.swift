@@ -87,7 +87,8 @@ public enum BackendSelection {
     /// `auto` asks each backend of ``automaticOrder`` whether it can run with `context`:
     /// the Secret Service only when the context names a session bus
     /// (``StandardLocations/sessionBusAddress``) and `org.freedesktop.secrets` answers on
-    /// it within `probeTimeout` (see `SecretServiceProbe`); otherwise the encrypted file,
+    /// it within `probeTimeout`, or the bus says it has an owner that is slow (see
+    /// `SecretServiceProbe`); otherwise the encrypted file,
     /// with the Secret Service's reason ("DBUS_SESSION_BUS_ADDRESS is not set", "no answer
     /// from the session bus at …", "no Secret Service on the session bus"). Without a bus
     /// nothing of GLib or libsecret is called, so D-Bus autolaunch can never happen. A

@@ -134,6 +134,35 @@ extension SynchronousProcessSuites {
             #expect(try keyring.isLocked())
         }
 
+        /// A keyring that is there but slow (stopped here, as a loaded machine delays it past
+        /// the probe's 2 s) is waited for, never traded for the file: on the file, `remove`
+        /// said "no vault file" and exited 0 with the item still in the keyring.
+        @Test func aKeyringThatIsThereButSlowIsNeverTradedForTheFile() throws {
+            let keyring = try CLISeparateKeyring()
+            defer { keyring.stop() }
+            let env = keyring.environment(self.env)
+            #expect(try vault("save", "--server", server, "--account", "A", stdin: secret, env: env).status == 0)
+            let daemon = try keyring.servicePID()
+            #expect(kill(daemon, SIGSTOP) == 0)
+            defer { kill(daemon, SIGCONT) }
+
+            let chosen = try VaultProcess.vault(["backend"], environment: env, timeout: 120)
+            #expect(chosen.status == 0, "\(chosen.err)")
+            #expect(chosen.out.hasPrefix("secret-service\t"), "\(chosen.out)")
+            #expect(chosen.out.contains("is owned on the session bus but did not answer within"), "\(chosen.out)")
+            // Each call waits within its bound, then one line and exit 4; nothing removed.
+            let removed = try VaultProcess.vault(["remove", "--server", server, "--account", "A"], environment: env, timeout: 120)
+            #expect(removed.status == 4, "\(removed.err)")
+            #expect(removed.err.split(separator: "\n").count == 1, "\(removed.err)")
+            #expect(removed.err.contains("Secret Service"), "\(removed.err)")
+
+            #expect(kill(daemon, SIGCONT) == 0)
+            let loaded = try vault("load", "--server", server, "--account", "A", env: env)
+            #expect(loaded.status == 0, "\(loaded.err)")
+            #expect(loaded.out == secret, "the item is still in the keyring")
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
+        }
+
         @Test func missingDefaultCollectionExits4AndCreatesNone() throws {
             let keyring = try CLISeparateKeyring()
             defer { keyring.stop() }
@@ -344,6 +373,22 @@ final class CLISeparateKeyring: @unchecked Sendable {
             "/usr/bin/gdbus", ["call", "--session", "--timeout", "5", "--dest", "org.freedesktop.secrets"] + arguments,
             environment: environment(["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
         ).finish(timeout: 30)
+    }
+
+    /// The process id of the keyring daemon that owns `org.freedesktop.secrets` on this bus.
+    func servicePID() throws -> pid_t {
+        let result = try ChildProcess.start(
+            "/usr/bin/gdbus",
+            [
+                "call", "--session", "--timeout", "5", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", "org.freedesktop.secrets",
+            ],
+            environment: environment(["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
+        ).finish(timeout: 30)
+        // "(uint32 1234,)"
+        let digits = result.out.split(whereSeparator: { !$0.isNumber }).last.flatMap { pid_t($0) }
+        guard result.status == 0, let digits, digits > 1 else { throw CLIKeyringError("no keyring daemon pid: \(result.out)\(result.err)") }
+        return digits
     }
 
     func lock() throws {

@@ -18,10 +18,15 @@ import VaultSync
 /// The probe never triggers D-Bus autolaunch and never hangs:
 /// - with `DBUS_SESSION_BUS_ADDRESS` unset or empty (or an `autolaunch:` address) it
 ///   answers at once without calling GLib at all;
-/// - otherwise it connects to exactly that address and asks `org.freedesktop.secrets`
-///   for its `Collections` property without D-Bus activation (`NO_AUTO_START`), on a
-///   separate thread, and gives up when `timeout` has passed (a bus address that points
-///   at nothing fails at once; one that never answers is abandoned at the deadline).
+/// - otherwise it connects to exactly that address, asks the bus whether
+///   `org.freedesktop.secrets` has an owner, and asks the owner for its `Collections`
+///   property without D-Bus activation (`NO_AUTO_START`), on a separate thread, and gives
+///   up when `timeout` has passed (a bus address that points at nothing fails at once; one
+///   that never answers is abandoned at the deadline);
+/// - a service that the bus says is there but that has not answered by the deadline (a
+///   keyring on a loaded machine) counts as available: the store's own calls then wait
+///   for it, each within its bound. Choosing the file instead would send the command to
+///   another store than the user's keyring (a `remove` that removes nothing, exit 0).
 ///
 /// When the address is the process's own `DBUS_SESSION_BUS_ADDRESS`, the probe uses the
 /// connection of `SessionBus` (GLib's shared one, or vault's own after that was closed),
@@ -63,20 +68,34 @@ public enum SecretServiceProbe {
         }
         let milliseconds = Self.milliseconds(timeout)
         let useShared = currentProcessBusAddress() == address
-        let result = ProbeResult()
+        let progress = ProbeProgress()
         let done = DispatchSemaphore(value: 0)
         // The connection attempt may block (a socket that accepts and never answers):
         // it runs on a thread of its own (never the concurrency pool's) and is abandoned
         // at the deadline.
         Blocking.detach {
-            let (available, reason) = ask(address: address, shared: useShared, timeoutMilliseconds: milliseconds)
-            result.value.withLock { $0 = outcome(available, reason) }
+            let (available, reason) = ask(address: address, shared: useShared, timeoutMilliseconds: milliseconds) {
+                progress.ownerSeen.withLock { $0 = true }
+            }
+            progress.outcome.withLock { $0 = outcome(available, reason) }
             done.signal()
         }
         if done.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .timedOut {
+            // The bus said the name is owned, and its owner is slow: a keyring busy on a loaded
+            // machine. Choosing the file then would send this command to another store than
+            // the last one (a `remove` that removes nothing, a `save` the keyring never sees).
+            if progress.ownerSeen.withLock({ $0 }) {
+                return outcome(true, slowOwnerReason(milliseconds))
+            }
             return outcome(false, "no answer from the session bus at \(address) or the Secret Service on it within \(milliseconds) ms")
         }
-        return result.value.withLock { $0 } ?? outcome(false, "the session bus probe failed")
+        return progress.outcome.withLock { $0 } ?? outcome(false, "the session bus probe failed")
+    }
+
+    /// Why a Secret Service that is there but slow is used all the same.
+    static func slowOwnerReason(_ milliseconds: Int32) -> String {
+        "org.freedesktop.secrets is owned on the session bus but did not answer within \(milliseconds) ms; "
+            + "vault waits for it rather than use another store"
     }
 
     /// The process's own session bus address (what GLib and libsecret would use).
@@ -92,8 +111,12 @@ public enum SecretServiceProbe {
         return Int32(clamping: max(1, total))
     }
 
-    /// Connects and asks the Secret Service; blocking. Returns availability and reason.
-    private static func ask(address: String, shared: Bool, timeoutMilliseconds: Int32) -> (Bool, String) {
+    /// Connects, asks the bus whether `org.freedesktop.secrets` has an owner (calling
+    /// `ownerSeen` when it has), then asks the Secret Service itself; blocking. Returns
+    /// availability and reason.
+    private static func ask(
+        address: String, shared: Bool, timeoutMilliseconds: Int32, ownerSeen: () -> Void
+    ) -> (Bool, String) {
         var error: UnsafeMutablePointer<GError>? = nil
         let connection: OpaquePointer?
         if shared {
@@ -116,7 +139,14 @@ public enum SecretServiceProbe {
             if !shared { g_dbus_connection_close_sync(connection, nil, nil) }
             g_object_unref(UnsafeMutableRawPointer(connection))
         }
+        var owned = false
         do {
+            // The bus daemon answers this itself, even while the service is slow.
+            guard try SecretServiceDBus.nameHasOwner(connection, timeoutMilliseconds: timeoutMilliseconds) else {
+                return (false, "no Secret Service on the session bus (org.freedesktop.secrets has no owner)")
+            }
+            owned = true
+            ownerSeen()
             let value = try SecretServiceDBus.property(
                 connection, path: SecretServiceDBus.servicePath, interface: SecretServiceDBus.serviceInterface,
                 name: "Collections", timeoutMilliseconds: timeoutMilliseconds)
@@ -127,6 +157,7 @@ public enum SecretServiceProbe {
                 return (false, "no Secret Service on the session bus (org.freedesktop.secrets has no owner)")
             }
             if error.isTimeout {
+                if owned { return (true, slowOwnerReason(timeoutMilliseconds)) }
                 return (false, "the Secret Service does not answer within \(timeoutMilliseconds) ms")
             }
             return (false, "the Secret Service does not answer (\(error.message))")
@@ -159,6 +190,17 @@ enum SecretServiceDBus {
             throw GLibError.take(&error) ?? GLibError(domain: 0, code: 0, message: "no reply")
         }
         return reply
+    }
+
+    /// Whether `org.freedesktop.secrets` has an owner, as the bus daemon says (no call reaches the service).
+    static func nameHasOwner(_ connection: OpaquePointer, timeoutMilliseconds: Int32) throws(GLibError) -> Bool {
+        let reply = try call(
+            connection, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            method: "NameHasOwner", arguments: [g_variant_new_string(busName)], timeoutMilliseconds: timeoutMilliseconds)
+        defer { g_variant_unref(reply) }
+        let child = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(child) }
+        return g_variant_get_boolean(child) != 0
     }
 
     /// The string (or object path) at `child` of a reply tuple.
@@ -195,7 +237,10 @@ enum SecretServiceDBus {
 
 extension GLibError: Error {}
 
-/// The probe thread's answer, shared with the waiting caller.
-private final class ProbeResult: Sendable {
-    let value = Locked<SecretServiceProbe.Outcome?>(nil)
+/// What the probe thread has learned, shared with the waiting caller.
+private final class ProbeProgress: Sendable {
+    /// The bus said `org.freedesktop.secrets` has an owner.
+    let ownerSeen = Locked(false)
+    /// The probe's answer, once it has one.
+    let outcome = Locked<SecretServiceProbe.Outcome?>(nil)
 }
