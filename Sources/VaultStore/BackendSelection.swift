@@ -88,7 +88,8 @@ public enum BackendSelection {
     /// the Secret Service only when the context names a session bus
     /// (``StandardLocations/sessionBusAddress``) and `org.freedesktop.secrets` answers on
     /// it within `probeTimeout`, or the bus says it has an owner that is slow (see
-    /// `SecretServiceProbe`); otherwise the encrypted file,
+    /// `SecretServiceProbe`); a bus that never says whether it has one throws
+    /// `backendUnavailable` with the remedy ``VaultError/Remedy/chooseBackend``; otherwise the encrypted file,
     /// with the Secret Service's reason ("DBUS_SESSION_BUS_ADDRESS is not set", "no answer
     /// from the session bus at …", "no Secret Service on the session bus"). Without a bus
     /// nothing of GLib or libsecret is called, so D-Bus autolaunch can never happen. A
@@ -106,6 +107,11 @@ public enum BackendSelection {
                 // Choosing a later backend is explained by why the earlier ones could not run.
                 let why = reasons.isEmpty ? viability.reason : reasons.joined(separator: "; ")
                 return BackendDecision(kind: backend.kind, reason: "auto: \(why)", viability: viability)
+            }
+            if viability.undecided {
+                // In doubt, no store is chosen: acting on the wrong one removes nothing and finds nothing, with exit 0.
+                throw VaultError.backendUnavailable("auto: \(viability.reason); vault does not guess which store holds your items")
+                    .with(.chooseBackend)
             }
             reasons.append(viability.reason)
         }

@@ -22,12 +22,16 @@ public protocol StoreBackend: Sendable {
 public struct Viability: Sendable, Equatable {
     /// True when the backend can be used.
     public var usable: Bool
+    /// True when it could not be told whether the backend can be used (a silent session
+    /// bus): automatic selection must not choose a later backend then.
+    public var undecided: Bool
     /// One line saying why (for `vault backend` and `--verbose`).
     public var reason: String
 
     /// Creates an answer; `reason` should be one line.
-    public init(usable: Bool, reason: String) {
+    public init(usable: Bool, undecided: Bool = false, reason: String) {
         self.usable = usable
+        self.undecided = undecided
         self.reason = reason
     }
 }
@@ -92,7 +96,8 @@ public enum SecretServiceBackend: StoreBackend {
         let bus = context.locations.sessionBusAddress.map { [SecretServiceProbe.busAddressVariable: $0] } ?? [:]
         let probe = SecretServiceProbe.probe(environment: bus, timeout: probeTimeout)
         let milliseconds = Double(probe.elapsed.components.attoseconds) / 1e15 + Double(probe.elapsed.components.seconds) * 1000
-        return Viability(usable: probe.available, reason: "\(probe.reason) (probe \((milliseconds * 10).rounded() / 10) ms)")
+        return Viability(
+            usable: probe.available, undecided: probe.undecided, reason: "\(probe.reason) (probe \((milliseconds * 10).rounded() / 10) ms)")
     }
 
     /// A ``SecretServiceStore`` with `context.prompts`, without a second probe when `viability` says the

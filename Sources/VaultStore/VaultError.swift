@@ -86,6 +86,10 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case enableKeyCache
         /// Use another backend: this one cannot run here.
         case useAnotherBackend
+        /// Try again once the backend answers, or use another backend: it is there but did not answer in time.
+        case retryOrUseAnotherBackend
+        /// Choose the backend: automatic selection could not tell which one holds the items.
+        case chooseBackend
         /// Create the keyring's default collection as `how` says, or use another backend.
         case createCollection(String)
         /// Authenticate: the backend wants a user and its password, and none was given.
@@ -106,6 +110,8 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
             case .giveNewPassphrase: "give the new passphrase"
             case .enableKeyCache: "give the store a key cache policy"
             case .useAnotherBackend: "use another backend"
+            case .retryOrUseAnotherBackend: "try again once it answers, or use another backend"
+            case .chooseBackend: "choose the backend"
             case .createCollection(let how): how
             case .authenticate: "the backend's authentication is on: give a user and its password"
             case .authenticateByUser: "the user comes from the configuration"

@@ -22,6 +22,10 @@ extension VaultError {
             return "the key cache is off (VAULT_KEY_CACHE_TTL=0 or --no-key-cache)"
         case .useAnotherBackend:
             return "\(error.worded) (use --backend file)"
+        case .retryOrUseAnotherBackend:
+            return "\(error.worded) (try again once it answers; if your items are in the vault file, use --backend file)"
+        case .chooseBackend:
+            return "\(error.worded) (say which holds your items: --backend secret-service or --backend file, or \(StoreVariables.backend))"
         case .createCollection(let how):
             return "\(error.worded) (\(how), or use --backend file)"
         case .authenticate:

@@ -155,12 +155,55 @@ extension SynchronousProcessSuites {
             #expect(removed.status == 4, "\(removed.err)")
             #expect(removed.err.split(separator: "\n").count == 1, "\(removed.err)")
             #expect(removed.err.contains("Secret Service"), "\(removed.err)")
+            #expect(removed.err.contains("(try again once it answers; if your items are in the vault file, use --backend file)"))
 
             #expect(kill(daemon, SIGCONT) == 0)
             let loaded = try vault("load", "--server", server, "--account", "A", env: env)
             #expect(loaded.status == 0, "\(loaded.err)")
             #expect(loaded.out == secret, "the item is still in the keyring")
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
+        }
+
+        /// A session bus that does not say whether a keyring is on it (its daemon stopped, as a
+        /// loaded machine delays it): no store is chosen, one line says how to choose, and
+        /// nothing is removed. On the file, `remove` exited 0 with the item still there.
+        @Test func aSilentBusChoosesNoStore() throws {
+            let keyring = try CLISeparateKeyring()
+            defer { keyring.stop() }
+            let env = keyring.environment(self.env)
+            #expect(try vault("save", "--server", server, "--account", "A", stdin: secret, env: env).status == 0)
+            let bus = try keyring.busPID()
+            #expect(kill(bus, SIGSTOP) == 0)
+            defer { kill(bus, SIGCONT) }
+
+            for command in [["backend"], ["remove", "--server", server, "--account", "A"], ["load", "--server", server, "--account", "A"]] {
+                let result = try VaultProcess.vault(command, environment: env, timeout: 120)
+                #expect(result.status == 4, "\(command): \(result.err)")
+                #expect(result.out.isEmpty, "\(command): \(result.out)")
+                #expect(result.err.split(separator: "\n").count == 1, "\(command): \(result.err)")
+                #expect(result.err.contains("did not say within"), "\(command): \(result.err)")
+                #expect(result.err.contains("--backend secret-service or --backend file"), "\(command): \(result.err)")
+                #expect(!result.err.contains(secret))
+            }
+
+            #expect(kill(bus, SIGCONT) == 0)
+            let loaded = try vault("load", "--server", server, "--account", "A", env: env)
+            #expect(loaded.status == 0, "\(loaded.err)")
+            #expect(loaded.out == secret, "the item is still in the keyring")
+            #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
+        }
+
+        /// `vault backend` prints one tab-separated line per answer: a tab, a newline or a
+        /// terminal escape in the bus address (or a service's error text) is escaped.
+        @Test func backendEscapesWhatOthersWrote() throws {
+            var env = self.env
+            env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/a\tb\nc\u{1b}[31m"
+            let result = try VaultProcess.vault(["backend"], environment: env, timeout: 60)
+            #expect(result.status == 0, "\(result.err)")
+            let lines = result.out.split(separator: "\n")
+            #expect(lines.count == 2, "\(result.out)")
+            #expect(lines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 2 }, "\(result.out)")
+            #expect(result.out.contains("a\\tb\\nc\\x1b[31m"), "\(result.out)")
         }
 
         @Test func missingDefaultCollectionExits4AndCreatesNone() throws {
@@ -376,12 +419,17 @@ final class CLISeparateKeyring: @unchecked Sendable {
     }
 
     /// The process id of the keyring daemon that owns `org.freedesktop.secrets` on this bus.
-    func servicePID() throws -> pid_t {
+    func servicePID() throws -> pid_t { try pid(of: "org.freedesktop.secrets") }
+
+    /// The process id of the bus daemon itself.
+    func busPID() throws -> pid_t { try pid(of: "org.freedesktop.DBus") }
+
+    private func pid(of name: String) throws -> pid_t {
         let result = try ChildProcess.start(
             "/usr/bin/gdbus",
             [
                 "call", "--session", "--timeout", "5", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", "org.freedesktop.secrets",
+                "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", name,
             ],
             environment: environment(["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
         ).finish(timeout: 30)

@@ -20,13 +20,18 @@ import VaultSync
 ///   answers at once without calling GLib at all;
 /// - otherwise it connects to exactly that address, asks the bus whether
 ///   `org.freedesktop.secrets` has an owner, and asks the owner for its `Collections`
-///   property without D-Bus activation (`NO_AUTO_START`), on a separate thread, and gives
-///   up when `timeout` has passed (a bus address that points at nothing fails at once; one
-///   that never answers is abandoned at the deadline);
-/// - a service that the bus says is there but that has not answered by the deadline (a
+///   property without D-Bus activation (`NO_AUTO_START`), on a thread of its own;
+/// - a service that the bus says is there but that has not answered within `timeout` (a
 ///   keyring on a loaded machine) counts as available: the store's own calls then wait
-///   for it, each within its bound. Choosing the file instead would send the command to
-///   another store than the user's keyring (a `remove` that removes nothing, exit 0).
+///   for it, each within its bound;
+/// - a bus that has not said, within `timeout`, whether the name has an owner is waited
+///   for up to ``undecidedFactor`` times as long; then the outcome is *undecided*, and
+///   automatic selection stops there instead of choosing the file.
+///
+/// Why not the file when in doubt: the command would then act on another store than the
+/// user's keyring (a `remove` that removes nothing and exits 0, a `save` the keyring never
+/// sees). Only a clear absence (no address, no socket, no owner, a service that answers
+/// with an error) chooses the file.
 ///
 /// When the address is the process's own `DBUS_SESSION_BUS_ADDRESS`, the probe uses the
 /// connection of `SessionBus` (GLib's shared one, or vault's own after that was closed),
@@ -36,60 +41,78 @@ public enum SecretServiceProbe {
     /// The environment variable that names the session bus.
     public static let busAddressVariable = "DBUS_SESSION_BUS_ADDRESS"
 
+    /// How many times the probe's bound a silent bus is waited for before the outcome is undecided.
+    public static let undecidedFactor = 5
+
     /// What a probe found.
     public struct Outcome: Sendable, Equatable, CustomStringConvertible {
-        /// True when the Secret Service answered within the bound.
+        /// True when the Secret Service answered within the bound, or the bus said it is there.
         public var available: Bool
+        /// True when the bus never said whether a Secret Service is there: neither backend
+        /// can be chosen for the user.
+        public var undecided = false
         /// One line saying why (for `vault backend` and `--verbose`).
         public var reason: String
         /// How long the probe took.
         public var elapsed: Duration
 
-        /// `available: REASON` or `unavailable: REASON`.
-        public var description: String { "\(available ? "available" : "unavailable"): \(reason)" }
+        /// `available: REASON`, `unavailable: REASON` or `undecided: REASON`.
+        public var description: String { "\(available ? "available" : undecided ? "undecided" : "unavailable"): \(reason)" }
     }
 
     /// The default bound for automatic backend selection.
     public static let defaultTimeout: Duration = .seconds(2)
 
-    /// Probes the session bus named by `environment[DBUS_SESSION_BUS_ADDRESS]`, waiting at
-    /// most `timeout`. Never throws, never blocks longer than `timeout` (plus thread start).
-    public static func probe(environment: [String: String], timeout: Duration = defaultTimeout) -> Outcome {
+    /// Probes the session bus named by `environment[DBUS_SESSION_BUS_ADDRESS]`. Never
+    /// throws; answers within `timeout` unless the bus is silent, and never blocks longer
+    /// than `longest` (default ``undecidedFactor`` times `timeout`; plus thread start).
+    public static func probe(environment: [String: String], timeout: Duration = defaultTimeout, longest: Duration? = nil) -> Outcome {
         let clock = ContinuousClock()
         let start = clock.now
-        @Sendable func outcome(_ available: Bool, _ reason: String) -> Outcome {
-            Outcome(available: available, reason: reason, elapsed: clock.now - start)
+        @Sendable func outcome(_ answer: Answer) -> Outcome {
+            switch answer {
+            case .there(let reason): Outcome(available: true, reason: reason, elapsed: clock.now - start)
+            case .absent(let reason): Outcome(available: false, reason: reason, elapsed: clock.now - start)
+            case .undecided(let reason): Outcome(available: false, undecided: true, reason: reason, elapsed: clock.now - start)
+            }
         }
         guard let address = environment[busAddressVariable], !address.isEmpty else {
-            return outcome(false, "\(busAddressVariable) is not set")
+            return outcome(.absent("\(busAddressVariable) is not set"))
         }
         if address.contains("autolaunch:") {
-            return outcome(false, "\(busAddressVariable) asks for D-Bus autolaunch, which vault never triggers")
+            return outcome(.absent("\(busAddressVariable) asks for D-Bus autolaunch, which vault never triggers"))
         }
         let milliseconds = Self.milliseconds(timeout)
+        let longest = Self.milliseconds(max(timeout, longest ?? timeout * undecidedFactor))
         let useShared = currentProcessBusAddress() == address
         let progress = ProbeProgress()
-        let done = DispatchSemaphore(value: 0)
+        let news = DispatchSemaphore(value: 0)
         // The connection attempt may block (a socket that accepts and never answers):
         // it runs on a thread of its own (never the concurrency pool's) and is abandoned
-        // at the deadline.
+        // at the last deadline. Its calls may take as long as the probe may.
         Blocking.detach {
-            let (available, reason) = ask(address: address, shared: useShared, timeoutMilliseconds: milliseconds) {
+            let answer = ask(address: address, shared: useShared, timeoutMilliseconds: longest, slowAfter: milliseconds) {
                 progress.ownerSeen.withLock { $0 = true }
+                news.signal()
             }
-            progress.outcome.withLock { $0 = outcome(available, reason) }
-            done.signal()
+            progress.answer.withLock { $0 = answer }
+            news.signal()
         }
-        if done.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .timedOut {
-            // The bus said the name is owned, and its owner is slow: a keyring busy on a loaded
-            // machine. Choosing the file then would send this command to another store than
-            // the last one (a `remove` that removes nothing, a `save` the keyring never sees).
-            if progress.ownerSeen.withLock({ $0 }) {
-                return outcome(true, slowOwnerReason(milliseconds))
+        let firstDeadline = DispatchTime.now() + .milliseconds(Int(milliseconds))
+        let lastDeadline = DispatchTime.now() + .milliseconds(Int(longest))
+        while true {
+            if let answer = progress.answer.withLock({ $0 }) { return outcome(answer) }
+            let owned = progress.ownerSeen.withLock { $0 }
+            let now = DispatchTime.now()
+            // The bus said the name is owned, and its owner is slow: a keyring busy on a loaded machine.
+            if owned && now >= firstDeadline { return outcome(.there(slowOwnerReason(milliseconds))) }
+            if now >= lastDeadline {
+                return outcome(
+                    .undecided(
+                        "the session bus at \(address) did not say within \(longest) ms whether a Secret Service is on it"))
             }
-            return outcome(false, "no answer from the session bus at \(address) or the Secret Service on it within \(milliseconds) ms")
+            _ = news.wait(timeout: owned ? firstDeadline : lastDeadline)
         }
-        return progress.outcome.withLock { $0 } ?? outcome(false, "the session bus probe failed")
     }
 
     /// Why a Secret Service that is there but slow is used all the same.
@@ -111,19 +134,30 @@ public enum SecretServiceProbe {
         return Int32(clamping: max(1, total))
     }
 
+    /// What the bus and the service said.
+    enum Answer: Sendable, Equatable {
+        /// A Secret Service is there (it answered, or the bus says it has an owner).
+        case there(String)
+        /// Clearly none: no bus at the address, no owner, or an owner that answers with an error.
+        case absent(String)
+        /// The bus never said.
+        case undecided(String)
+    }
+
     /// Connects, asks the bus whether `org.freedesktop.secrets` has an owner (calling
-    /// `ownerSeen` when it has), then asks the Secret Service itself; blocking. Returns
-    /// availability and reason.
+    /// `ownerSeen` when it has), then asks the Secret Service itself; blocking. Each call
+    /// waits up to `timeoutMilliseconds`; an owner slower than `slowAfter` is still there.
     private static func ask(
-        address: String, shared: Bool, timeoutMilliseconds: Int32, ownerSeen: () -> Void
-    ) -> (Bool, String) {
+        address: String, shared: Bool, timeoutMilliseconds: Int32, slowAfter: Int32, ownerSeen: () -> Void
+    ) -> Answer {
         var error: UnsafeMutablePointer<GError>? = nil
         let connection: OpaquePointer?
         if shared {
             do throws(GLibError) {
                 connection = try SessionBus.connection()
             } catch {
-                return (false, "the session bus at \(address) does not answer (\(error.message))")
+                if error.isTimeout { return .undecided("the session bus at \(address) does not answer (\(error.message))") }
+                return .absent("the session bus at \(address) does not answer (\(error.message))")
             }
         } else {
             let flags = GDBusConnectionFlags(
@@ -132,8 +166,10 @@ public enum SecretServiceProbe {
             connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error)
         }
         guard let connection else {
-            let message = GLibError.take(&error)?.message ?? "no connection"
-            return (false, "the session bus at \(address) does not answer (\(message))")
+            let failure = GLibError.take(&error)
+            let message = failure?.message ?? "no connection"
+            if failure?.isTimeout == true { return .undecided("the session bus at \(address) does not answer (\(message))") }
+            return .absent("the session bus at \(address) does not answer (\(message))")
         }
         defer {
             if !shared { g_dbus_connection_close_sync(connection, nil, nil) }
@@ -143,7 +179,7 @@ public enum SecretServiceProbe {
         do {
             // The bus daemon answers this itself, even while the service is slow.
             guard try SecretServiceDBus.nameHasOwner(connection, timeoutMilliseconds: timeoutMilliseconds) else {
-                return (false, "no Secret Service on the session bus (org.freedesktop.secrets has no owner)")
+                return .absent("no Secret Service on the session bus (org.freedesktop.secrets has no owner)")
             }
             owned = true
             ownerSeen()
@@ -151,16 +187,16 @@ public enum SecretServiceProbe {
                 connection, path: SecretServiceDBus.servicePath, interface: SecretServiceDBus.serviceInterface,
                 name: "Collections", timeoutMilliseconds: timeoutMilliseconds)
             g_variant_unref(value)
-            return (true, "org.freedesktop.secrets answers on the session bus")
+            return .there("org.freedesktop.secrets answers on the session bus")
         } catch {
             if error.isNoOwner {
-                return (false, "no Secret Service on the session bus (org.freedesktop.secrets has no owner)")
+                return .absent("no Secret Service on the session bus (org.freedesktop.secrets has no owner)")
             }
             if error.isTimeout {
-                if owned { return (true, slowOwnerReason(timeoutMilliseconds)) }
-                return (false, "the Secret Service does not answer within \(timeoutMilliseconds) ms")
+                if owned { return .there(slowOwnerReason(slowAfter)) }
+                return .undecided("the session bus at \(address) does not answer (\(error.message))")
             }
-            return (false, "the Secret Service does not answer (\(error.message))")
+            return .absent("the Secret Service does not answer (\(error.message))")
         }
     }
 }
@@ -242,5 +278,5 @@ private final class ProbeProgress: Sendable {
     /// The bus said `org.freedesktop.secrets` has an owner.
     let ownerSeen = Locked(false)
     /// The probe's answer, once it has one.
-    let outcome = Locked<SecretServiceProbe.Outcome?>(nil)
+    let answer = Locked<SecretServiceProbe.Answer?>(nil)
 }

@@ -97,7 +97,8 @@ public final class SecretServiceStore: SecureStore {
         if let address = SecretServiceProbe.currentProcessBusAddress() {
             environment[SecretServiceProbe.busAddressVariable] = address
         }
-        let outcome = SecretServiceProbe.probe(environment: environment, timeout: timeout)
+        // Forced: no longer than one call's bound, even for a silent bus.
+        let outcome = SecretServiceProbe.probe(environment: environment, timeout: timeout, longest: timeout)
         guard outcome.available else {
             throw VaultError.backendUnavailable("Secret Service: \(outcome.reason)").with(.useAnotherBackend)
         }
@@ -152,7 +153,10 @@ public final class SecretServiceStore: SecureStore {
         // libsecret's calls (the item's proxy, the encrypted session, the write) within
         // vault's bound, not D-Bus's default 25 s.
         let bound = BoundedCall.bound(calls: 5, of: callTimeoutMilliseconds)
-        let timedOut = { VaultError.backendUnavailable("the Secret Service does not answer (could not store the secret within \(bound) ms)") }
+        let timedOut = {
+            VaultError.backendUnavailable("the Secret Service does not answer (could not store the secret within \(bound) ms)")
+                .with(.retryOrUseAnotherBackend)
+        }
         try BoundedCall.run(milliseconds: bound, timedOut: timedOut) { (cancellable) throws(VaultError) in
             if let target {
                 try collection.withItemProxy(target.path, cancellable: cancellable) { (item) throws(VaultError) in
@@ -459,7 +463,8 @@ public final class SecretServiceStore: SecureStore {
             return .backendUnavailable("no Secret Service on the session bus (could not \(action))")
         }
         if error.isTimeout {
-            return .backendUnavailable("the Secret Service does not answer (could not \(action): \(error.message))")
+            return VaultError.backendUnavailable("the Secret Service does not answer (could not \(action): \(error.message))")
+                .with(.retryOrUseAnotherBackend)
         }
         return .backendUnavailable("Secret Service: could not \(action): \(error.message)")
     }

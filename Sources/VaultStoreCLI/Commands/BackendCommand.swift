@@ -15,9 +15,11 @@ struct BackendCommand: ParsableCommand {
     func run() throws {
         try reportingErrors { () throws(VaultError) in
             let decision = try store.decision()
-            Terminal.print("\(decision.kind.rawValue)\t\(decision.wordedReason)")
+            // One line each, tab-separated: what a bus address, a service's error text or a
+            // path holds is escaped (a tab, a newline or a terminal escape of theirs).
+            Terminal.print("\(decision.kind.rawValue)\t\(TextEscaping.escaped(decision.wordedReason))")
             if decision.kind == .file {
-                Terminal.print("file\t\(store.fileConfiguration.path)")
+                Terminal.print("file\t\(TextEscaping.escaped(store.fileConfiguration.path))")
             }
         }
     }
