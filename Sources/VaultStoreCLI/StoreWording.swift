@@ -25,7 +25,7 @@ extension VaultError {
         case .retryOrUseAnotherBackend:
             return "\(error.worded) (try again once it answers; if your items are in the vault file, use --backend file)"
         case .chooseBackend:
-            return "\(error.worded) (say which holds your items: --backend secret-service or --backend file, or \(StoreVariables.backend))"
+            return "\(error.worded) (choose: --backend secret-service or --backend file, or \(StoreVariables.backend))"
         case .createCollection(let how):
             return "\(error.worded) (\(how), or use --backend file)"
         case .authenticate:

@@ -176,7 +176,10 @@ extension SynchronousProcessSuites {
             #expect(kill(bus, SIGSTOP) == 0)
             defer { kill(bus, SIGCONT) }
 
-            for command in [["backend"], ["remove", "--server", server, "--account", "A"], ["load", "--server", server, "--account", "A"]] {
+            let commands = [
+                ["backend"], ["remove", "--server", server, "--account", "A"], ["load", "--server", server, "--account", "A"], ["lock"],
+            ]
+            for command in commands {
                 let result = try VaultProcess.vault(command, environment: env, timeout: 120)
                 #expect(result.status == 4, "\(command): \(result.err)")
                 #expect(result.out.isEmpty, "\(command): \(result.out)")

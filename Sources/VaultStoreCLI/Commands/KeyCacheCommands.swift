@@ -6,8 +6,13 @@ import VaultAgentProtocol
 import VaultStore
 
 /// The file store of the current options, refusing another backend.
-private func fileStoreOnly(_ store: some StoreConfigurable, command: String) throws(VaultError) -> EncryptedFileStore {
-    let decision = try store.decision()
+private func fileStoreOnly(
+    _ store: some StoreConfigurable, command: String, decided: BackendDecision? = nil
+) throws(VaultError) -> EncryptedFileStore {
+    // One decision per command: each is a probe of the session bus (up to 10 s when it is silent).
+    let decision: BackendDecision
+    if let decided { decision = decided } else { decision = try store.decision() }
+    if store.configuration.verbose { Terminal.note("backend \(decision.worded)") }
     guard decision.kind == .file else {
         throw .invalidInput("\(command) applies to the file backend only (the chosen backend is \(decision.kind.rawValue))")
     }
@@ -79,7 +84,8 @@ struct LockCommand: ParsableCommand {
                 Terminal.note("removed \(removed) kept key\(removed == 1 ? "" : "s")")
                 return
             }
-            if try store.decision().kind == .etcd {
+            let decision = try store.decision()
+            if decision.kind == .etcd {
                 // Every fleet's key, without asking etcd anything: the names hash the cluster,
                 // prefix and parameters record, which only etcd knows, so all of them go.
                 let keyring = KernelKeyring()
@@ -88,7 +94,7 @@ struct LockCommand: ParsableCommand {
                 Terminal.note("removed \(removed) kept fleet key\(removed == 1 ? "" : "s")")
                 return
             }
-            let vault = try fileStoreOnly(store, command: "lock")
+            let vault = try fileStoreOnly(store, command: "lock", decided: decision)
             try vault.forgetCachedKey(in: vault.keyCache?.cache ?? KernelKeyring())
         }
     }
