@@ -188,6 +188,12 @@ extension SynchronousProcessSuites {
                 #expect(result.err.contains("--backend secret-service or --backend file"), "\(command): \(result.err)")
                 #expect(!result.err.contains(secret))
             }
+            // Forced, the keyring may well be there: the advice is to try again, not the file alone.
+            let forced = try VaultProcess.vault(
+                ["load", "--server", server, "--account", "A", "--backend", "secret-service"], environment: env, timeout: 120)
+            #expect(forced.status == 4, "\(forced.err)")
+            #expect(forced.err.split(separator: "\n").count == 1, "\(forced.err)")
+            #expect(forced.err.contains("(try again once it answers; if your items are in the vault file, use --backend file)"))
 
             #expect(kill(bus, SIGCONT) == 0)
             let loaded = try vault("load", "--server", server, "--account", "A", env: env)

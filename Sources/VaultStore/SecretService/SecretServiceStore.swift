@@ -97,10 +97,14 @@ public final class SecretServiceStore: SecureStore {
         if let address = SecretServiceProbe.currentProcessBusAddress() {
             environment[SecretServiceProbe.busAddressVariable] = address
         }
-        // Forced: no longer than one call's bound, even for a silent bus.
-        let outcome = SecretServiceProbe.probe(environment: environment, timeout: timeout, longest: timeout)
+        // Forced: an owner the bus names is there after the usual bound (its calls then wait
+        // their own), and a silent bus fails after one call's bound, not five.
+        let outcome = SecretServiceProbe.probe(
+            environment: environment, timeout: min(timeout, SecretServiceProbe.defaultTimeout), longest: timeout)
         guard outcome.available else {
-            throw VaultError.backendUnavailable("Secret Service: \(outcome.reason)").with(.useAnotherBackend)
+            // A silent bus may well carry the user's keyring: "use the file" would be the wrong advice.
+            throw VaultError.backendUnavailable("Secret Service: \(outcome.reason)")
+                .with(outcome.undecided ? .retryOrUseAnotherBackend : .useAnotherBackend)
         }
     }
 
