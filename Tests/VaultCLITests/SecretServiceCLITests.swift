@@ -158,10 +158,17 @@ extension SynchronousProcessSuites {
             #expect(removed.err.contains("(try again once it answers; if your items are in the vault file, use --backend file)"))
 
             #expect(kill(daemon, SIGCONT) == 0)
+            try expectTheItemKeptAndNoFile(env: env)
+        }
+
+        /// Account A is still in the keyring that `env` names, and no vault file was made.
+        func expectTheItemKeptAndNoFile(env: [String: String], sourceLocation: SourceLocation = #_sourceLocation) throws {
             let loaded = try vault("load", "--server", server, "--account", "A", env: env)
-            #expect(loaded.status == 0, "\(loaded.err)")
-            #expect(loaded.out == secret, "the item is still in the keyring")
-            #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
+            #expect(loaded.status == 0, "\(loaded.err)", sourceLocation: sourceLocation)
+            #expect(loaded.out == secret, "the item is still in the keyring", sourceLocation: sourceLocation)
+            #expect(
+                !FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used",
+                sourceLocation: sourceLocation)
         }
 
         /// A session bus that does not say whether a keyring is on it (its daemon stopped, as a
@@ -196,10 +203,7 @@ extension SynchronousProcessSuites {
             #expect(forced.err.contains("(try again once it answers; if your items are in the vault file, use --backend file)"))
 
             #expect(kill(bus, SIGCONT) == 0)
-            let loaded = try vault("load", "--server", server, "--account", "A", env: env)
-            #expect(loaded.status == 0, "\(loaded.err)")
-            #expect(loaded.out == secret, "the item is still in the keyring")
-            #expect(!FileManager.default.fileExists(atPath: "\(dir)/must-not-exist"), "the file backend was not used")
+            try expectTheItemKeptAndNoFile(env: env)
         }
 
         /// `vault backend` prints one tab-separated line per answer: a tab, a newline or a
