@@ -161,12 +161,15 @@ let package = Package(
         // vault.order: the link order of its functions (Scripts/build-release, Scripts/generate-order-file).
         .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"], exclude: ["vault.order"]),
         .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"]),
-        // git's credential helper protocol over a store, with the store commands' options.
-        .target(
-            name: "GitCredential",
-            dependencies: ["VaultStore", "VaultStoreCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        // git's credential helper protocol over a store. Its command, with the store commands'
+        // options, is the executable's: the fuzz build then compiles no command-line parser.
+        .target(name: "GitCredential", dependencies: ["VaultStore"]),
+        .executableTarget(
+            name: "git-credential-vault",
+            dependencies: [
+                "GitCredential", "VaultStore", "VaultStoreCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
-        .executableTarget(name: "git-credential-vault", dependencies: ["GitCredential"]),
         .target(
             name: "AuthServer",
             dependencies: [

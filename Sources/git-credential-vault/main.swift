@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import GitCredential
-
 GitCredentialCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import FoundationEssentials
+import GitCredential
 import VaultStore
 import VaultStoreCLI
 
