@@ -103,17 +103,18 @@ public enum BackendSelection {
         var reasons: [String] = []
         for backend in automaticOrder {
             let viability = backend.viability(context, probeTimeout: probeTimeout)
-            if viability.usable {
+            switch viability.verdict {
+            case .usable:
                 // Choosing a later backend is explained by why the earlier ones could not run.
                 let why = reasons.isEmpty ? viability.reason : reasons.joined(separator: "; ")
                 return BackendDecision(kind: backend.kind, reason: "auto: \(why)", viability: viability)
-            }
-            if viability.undecided {
+            case .undecided:
                 // In doubt, no store is chosen: acting on the wrong one removes nothing and finds nothing, with exit 0.
                 throw VaultError.backendUnavailable("auto: \(viability.reason); vault does not guess which store holds your items")
                     .with(.chooseBackend)
+            case .unusable:
+                reasons.append(viability.reason)
             }
-            reasons.append(viability.reason)
         }
         throw .backendUnavailable("no backend can run here: \(reasons.joined(separator: "; "))")
     }

@@ -20,19 +20,33 @@ public protocol StoreBackend: Sendable {
 
 /// A backend's answer to "can I run here?".
 public struct Viability: Sendable, Equatable {
-    /// True when the backend can be used.
-    public var usable: Bool
-    /// True when it could not be told whether the backend can be used (a silent session
-    /// bus): automatic selection must not choose a later backend then.
-    public var undecided: Bool
+    /// Yes, no, or not known.
+    public enum Verdict: Sendable, Equatable {
+        /// The backend can be used.
+        case usable
+        /// It cannot run here; a later backend may be chosen.
+        case unusable
+        /// It could not be told whether the backend can be used (a silent session bus):
+        /// automatic selection must not choose a later backend then.
+        case undecided
+    }
+
+    /// The answer.
+    public var verdict: Verdict
     /// One line saying why (for `vault backend` and `--verbose`).
     public var reason: String
+    /// True when the backend can be used.
+    public var usable: Bool { verdict == .usable }
 
     /// Creates an answer; `reason` should be one line.
-    public init(usable: Bool, undecided: Bool = false, reason: String) {
-        self.usable = usable
-        self.undecided = undecided
+    public init(_ verdict: Verdict, reason: String) {
+        self.verdict = verdict
         self.reason = reason
+    }
+
+    /// A yes or a no; `reason` should be one line.
+    public init(usable: Bool, reason: String) {
+        self.init(usable ? .usable : .unusable, reason: reason)
     }
 }
 
@@ -96,8 +110,7 @@ public enum SecretServiceBackend: StoreBackend {
         let bus = context.locations.sessionBusAddress.map { [SecretServiceProbe.busAddressVariable: $0] } ?? [:]
         let probe = SecretServiceProbe.probe(environment: bus, timeout: probeTimeout)
         let milliseconds = Double(probe.elapsed.components.attoseconds) / 1e15 + Double(probe.elapsed.components.seconds) * 1000
-        return Viability(
-            usable: probe.available, undecided: probe.undecided, reason: "\(probe.reason) (probe \((milliseconds * 10).rounded() / 10) ms)")
+        return Viability(probe.verdict, reason: "\(probe.reason) (probe \((milliseconds * 10).rounded() / 10) ms)")
     }
 
     /// A ``SecretServiceStore`` with `context.prompts`, without a second probe when `viability` says the

@@ -46,18 +46,27 @@ public enum SecretServiceProbe {
 
     /// What a probe found.
     public struct Outcome: Sendable, Equatable, CustomStringConvertible {
-        /// True when the Secret Service answered within the bound, or the bus said it is there.
-        public var available: Bool
-        /// True when the bus never said whether a Secret Service is there: neither backend
-        /// can be chosen for the user.
-        public var undecided = false
+        /// ``Viability/Verdict/usable`` when the Secret Service answered within the bound, or
+        /// the bus said it is there; ``Viability/Verdict/undecided`` when the bus never said
+        /// whether one is there (neither backend can be chosen for the user).
+        public var verdict: Viability.Verdict
         /// One line saying why (for `vault backend` and `--verbose`).
         public var reason: String
         /// How long the probe took.
         public var elapsed: Duration
+        /// True when the verdict is ``Viability/Verdict/usable``.
+        public var available: Bool { verdict == .usable }
 
         /// `available: REASON`, `unavailable: REASON` or `undecided: REASON`.
-        public var description: String { "\(available ? "available" : undecided ? "undecided" : "unavailable"): \(reason)" }
+        public var description: String {
+            let word =
+                switch verdict {
+                case .usable: "available"
+                case .unusable: "unavailable"
+                case .undecided: "undecided"
+                }
+            return "\(word): \(reason)"
+        }
     }
 
     /// The default bound for automatic backend selection.
@@ -71,9 +80,9 @@ public enum SecretServiceProbe {
         let start = clock.now
         @Sendable func outcome(_ answer: Answer) -> Outcome {
             switch answer {
-            case .there(let reason): Outcome(available: true, reason: reason, elapsed: clock.now - start)
-            case .absent(let reason): Outcome(available: false, reason: reason, elapsed: clock.now - start)
-            case .undecided(let reason): Outcome(available: false, undecided: true, reason: reason, elapsed: clock.now - start)
+            case .there(let reason): Outcome(verdict: .usable, reason: reason, elapsed: clock.now - start)
+            case .absent(let reason): Outcome(verdict: .unusable, reason: reason, elapsed: clock.now - start)
+            case .undecided(let reason): Outcome(verdict: .undecided, reason: reason, elapsed: clock.now - start)
             }
         }
         guard let address = environment[busAddressVariable], !address.isEmpty else {

@@ -104,7 +104,7 @@ public final class SecretServiceStore: SecureStore {
         guard outcome.available else {
             // A silent bus may well carry the user's keyring: "use the file" would be the wrong advice.
             throw VaultError.backendUnavailable("Secret Service: \(outcome.reason)")
-                .with(outcome.undecided ? .retryOrUseAnotherBackend : .useAnotherBackend)
+                .with(outcome.verdict == .undecided ? .retryOrUseAnotherBackend : .useAnotherBackend)
         }
     }
 
