@@ -11,7 +11,8 @@ import PackageDescription
 /// starts like `secret-tool`) runs `vault-auth` (VaultCLI: every command, the sign-in ones
 /// among them) for the commands it does not have.
 /// AuthServer (the reference auth API) depends on none of the client modules.
-/// git-credential-vault -> GitCredential (git's credential helper) -> VaultStoreCLI.
+/// git-credential-vault (its command, with VaultStoreCLI's store options) -> GitCredential (git's
+/// credential helper protocol) -> VaultStore.
 /// VaultTesting (the contracts and fakes other tools' tests may use too) -> VaultAuth and
 /// VaultStore, never the reference server: that stays in the tests' own VaultTestSupport.
 let package = Package(

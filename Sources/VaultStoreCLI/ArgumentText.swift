@@ -5,11 +5,12 @@
 /// byte that is not with U+FFFD, so `--account $'x\xff'` and `--account $'x\xfe'` would
 /// name one item (and read back as neither); such an argument is refused instead.
 package enum ArgumentText {
-    /// Ends the process with one line and exit 2 when an argument is not UTF-8 text.
-    package static func requireUTF8() {
+    /// Ends the process with one line and exit 2 when an argument is not UTF-8 text; the
+    /// line points at `program`'s help.
+    package static func requireUTF8(program: String = "vault") {
         for index in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
-            Terminal.note("argument \(index) is not UTF-8 text; vault takes names, options and paths as UTF-8 (see vault --help)")
+            Terminal.note("argument \(index) is not UTF-8 text; vault takes names, options and paths as UTF-8 (see \(program) --help)")
             Terminal.exit(ExitStatus.usage)
         }
     }

@@ -21,8 +21,8 @@ import VaultStoreCLI
 /// passphrase source and no terminal, an unreadable file), `get` prints nothing, says why in
 /// one line on stderr, and exits 0, so git asks its next helper or the user. An operation
 /// git may add later is ignored, as the protocol asks.
-public struct GitCredentialCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+struct GitCredentialCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
         commandName: "git-credential-vault",
         abstract: "git's credential helper: keeps git's passwords in vault.",
         discussion: """
@@ -40,20 +40,20 @@ public struct GitCredentialCommand: ParsableCommand {
     @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
     // No etcd options: the etcd backend is not part of this program (vault-auth has it).
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions) }
-    public func validate() throws { try store.validate() }
+    func validate() throws { try store.validate() }
 
     @Argument(help: "get, store or erase (anything else is ignored).")
     var operation: String
 
-    public init() {}
+    init() {}
 
-    public static func main(arguments: [String]) -> Never {
-        ArgumentText.requireUTF8()
+    static func main(arguments: [String]) -> Never {
+        ArgumentText.requireUTF8(program: "git-credential-vault")
         AuthExecutable.forgetHandOver()
         CommandLineSummary.runToExit(Self.self, arguments: arguments)
     }
 
-    public func run() throws {
+    func run() throws {
         guard ["get", "store", "erase"].contains(operation) else { return }
         let message: GitCredentialMessage
         do throws(VaultError) {

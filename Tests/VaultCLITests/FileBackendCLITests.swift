@@ -294,18 +294,24 @@ extension SynchronousProcessSuites {
         /// Bytes that are not UTF-8 would be replaced by U+FFFD, so two names would be one item.
         @Test func argumentsThatAreNotUTF8Exit2AndStoreNothing() throws {
             #expect(try vault("save", "--server", "s", "--account", "x\u{FFFD}y", stdin: "one").status == 0)
-            let authExecutable = URL(fileURLWithPath: VaultProcess.vaultPath).deletingLastPathComponent().appendingPathComponent("vault-auth").path
+            let binDirectory = URL(fileURLWithPath: VaultProcess.vaultPath).deletingLastPathComponent()
+            let authExecutable = binDirectory.appendingPathComponent("vault-auth").path
+            let gitHelper = binDirectory.appendingPathComponent("git-credential-vault").path
             for (program, command) in [
                 (VaultProcess.vaultPath, #"save --server s --account "$(printf 'x\377y')""#),
                 (VaultProcess.vaultPath, #"load --server s --account "$(printf 'x\376y')""#),
                 (VaultProcess.vaultPath, #"remove --server "$(printf 's\377')" --account x"#),
                 (VaultProcess.vaultPath, #"request --server http://127.0.0.1:9 --account a "/$(printf '\377')""#),
                 (authExecutable, #"save --server s --account "$(printf 'x\377y')""#),
+                (gitHelper, #"--passphrase-file "$(printf 'p\377')" store"#),
             ] {
                 let result = try ChildProcess.run(
                     "/bin/sh", ["-c", "exec \"$0\" \(command)", program], environment: env, stdin: Data("two".utf8), timeout: 30)
                 #expect(result.status == 2, "\(command): \(result.err)")
-                #expect(result.err.hasPrefix("vault: argument ") && result.err.contains("is not UTF-8 text"), "\(command): \(result.err)")
+                // Each program names itself and points at its own help: git's helper has options of its own.
+                let name = program == gitHelper ? "git-credential-vault" : "vault"
+                #expect(result.err.hasPrefix("\(name): argument ") && result.err.contains("is not UTF-8 text"), "\(command): \(result.err)")
+                #expect(result.err.contains("(see \(name) --help)"), "\(command): \(result.err)")
                 #expect(result.err.split(separator: "\n").count == 1 && result.out.isEmpty, "\(command): \(result.err)")
             }
             let listed = try vault("list")
