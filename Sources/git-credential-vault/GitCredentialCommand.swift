@@ -48,7 +48,7 @@ struct GitCredentialCommand: ParsableCommand {
     init() {}
 
     static func main(arguments: [String]) -> Never {
-        ArgumentText.requireUTF8(program: "git-credential-vault")
+        ArgumentText.requireUTF8()
         AuthExecutable.forgetHandOver()
         CommandLineSummary.runToExit(Self.self, arguments: arguments)
     }
