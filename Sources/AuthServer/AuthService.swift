@@ -104,7 +104,8 @@ final class AuthService: Sendable {
     /// A deliberate defect in issued ID tokens (tests of clients' verification).
     let idTokenFault: IDTokenFaultSetting
     private let tokens: TokenService
-    private let accessLifetimeMillis: Int64
+    /// The life of the access tokens issued from now on, in ms (settable: ``setAccessTokenLifetime(_:)``).
+    private let accessLifetime: Locked<Int64>
     private let refreshLifetimeMillis: Int64
     /// The refresh tokens' idle timeout; `nil`: none.
     private let refreshIdleMillis: Int64?
@@ -126,10 +127,18 @@ final class AuthService: Sendable {
         self.tokens = tokens
         self.signing = signing
         self.identity = identity
-        self.accessLifetimeMillis = max(1, Int64((configuration.accessTokenLifetime * 1000).rounded()))
+        self.accessLifetime = Locked(max(1, Int64((configuration.accessTokenLifetime * 1000).rounded())))
         self.refreshLifetimeMillis = max(1, Int64((configuration.refreshTokenLifetime * 1000).rounded()))
         self.refreshIdleMillis = configuration.refreshTokenIdleLifetime.map { max(1, Int64(($0 * 1000).rounded())) }
         self.refreshLog = RefreshLog(capacity: configuration.testControls ? 100_000 : 0)
+    }
+
+    private var accessLifetimeMillis: Int64 { accessLifetime.withLock { $0 } }
+
+    /// Access tokens issued from now on live `seconds` (at least 1 ms); those issued already keep their expiry.
+    func setAccessTokenLifetime(_ seconds: Double) {
+        let millis = seconds.isFinite ? max(1, Int64((min(seconds, 86_400 * 366) * 1000).rounded())) : 1
+        accessLifetime.withLock { $0 = millis }
     }
 
     /// The life of a refresh token issued or used at `now` whose absolute expiry is `expiresAtMillis`.

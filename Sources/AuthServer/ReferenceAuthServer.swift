@@ -263,6 +263,13 @@ public final class ReferenceAuthServer: Sendable {
         state.withLock { $0.components }?.grants.requestSlowDown(userCode: userCode) ?? false
     }
 
+    /// Access tokens issued from now on live `seconds`; those issued already keep their
+    /// expiry. (Tests: a short first token that expires soon, then refreshed ones that outlive
+    /// a loaded machine's slow processes.) Nothing happens before ``start()``.
+    public func setAccessTokenLifetime(_ seconds: Double) {
+        state.withLock { $0.components }?.service.setAccessTokenLifetime(seconds)
+    }
+
     /// Sets every stats counter back to zero.
     public func resetStats() {
         statsRecorder.reset()

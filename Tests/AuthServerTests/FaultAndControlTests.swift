@@ -23,6 +23,18 @@ struct FaultAndControlTests {
         }
     }
 
+    @Test("setAccessTokenLifetime: tokens issued afterwards live that long; a refresh's too")
+    func accessTokenLifetime() async throws {
+        try await withServer { server, client in
+            let before = try await client.register("ida", "pw").decode(User.self)
+            server.setAccessTokenLifetime(600)
+            let refreshed = try await client.refresh(before.refreshToken).decode(TokensInfo.self)
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            #expect(refreshed.accessTokenExpire - now > 590_000 && refreshed.accessTokenExpire - now <= 600_000)
+            #expect(before.accessTokenExpire - now < 590_000, "issued before the change: its own lifetime")
+        }
+    }
+
     @Test("garbage: 200 with a body that is not JSON")
     func garbage() async throws {
         try await withServer { server, client in
