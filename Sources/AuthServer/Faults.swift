@@ -12,6 +12,11 @@ public enum RefreshFaultMode: String, Codable, Sendable, CaseIterable {
     /// 500 with `{"code":500,"message":"internal server error"}`
     /// (OAuth: `{"error":"server_error"}`).
     case status500
+    /// 400 with an empty body: a provider that refuses a refresh token without the RFC 6749
+    /// `invalid_grant` (Glewlwyd answers a dead refresh token so).
+    case emptyStatus400
+    /// 401 with an empty body.
+    case emptyStatus401
     /// 200 with a body that is not JSON.
     case garbage
     /// No answer for ``RefreshFaults/Setting/hangSeconds`` (then a 500), or until the

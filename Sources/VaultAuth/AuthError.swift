@@ -15,8 +15,9 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The session has ended and only a person can start a new one: the refresh token of an
     /// account that signed in through the browser or the device grant is dead, and there is no
     /// password to log in with. Reported at once, never retried; the remedy is always
-    /// ``AuthRemedy/logIn(server:account:)``.
-    case interactionRequired(String)
+    /// ``AuthRemedy/logIn(server:account:)``, with the account's `server` and `account`
+    /// when known (``naming(server:account:)``), so that a message can name the exact sign-in.
+    case interactionRequired(String, server: String? = nil, account: String? = nil)
     /// The client is misconfigured (`invalid_client`, unknown provider settings).
     /// `providerCode` is the provider's own error code when it sent one (RFC 6749 `error`);
     /// `remedy` what a person can do, when known.
@@ -43,7 +44,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .authentication(let why, _, _): "authentication failed: \(why)"
-        case .interactionRequired(let why): "the session has ended (\(why))"
+        case .interactionRequired(let why, _, _): "the session has ended (\(why))"
         case .configuration(let why, _, _): "configuration error: \(why)"
         case .server(let status, let message): "server error \(status): \(message)"
         case .network(let why): "network error: \(why)"
@@ -58,7 +59,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var remedy: AuthRemedy? {
         switch self {
         case .authentication(_, _, let remedy), .configuration(_, _, let remedy), .invalidRequest(_, let remedy): remedy
-        case .interactionRequired: .logIn(server: nil, account: nil)
+        case .interactionRequired(_, let server, let account): .logIn(server: server, account: account)
         default: nil
         }
     }
@@ -85,6 +86,24 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension AuthError {
+    /// This error with `server` and `account` in a ``AuthRemedy/logIn(server:account:)``
+    /// remedy that does not name the server yet, so that a message can say exactly what to
+    /// sign in to; any other error unchanged.
+    public func naming(server: String, account: String) -> AuthError {
+        switch self {
+        case .interactionRequired(let why, nil, _):
+            return .interactionRequired(why, server: server, account: account)
+        case .authentication(let why, let code, .logIn(nil, _)?):
+            return .authentication(why, providerCode: code, remedy: .logIn(server: server, account: account))
+        case .configuration(let why, let code, .logIn(nil, _)?):
+            return .configuration(why, providerCode: code, remedy: .logIn(server: server, account: account))
+        case .invalidRequest(let why, .logIn(nil, _)?):
+            return .invalidRequest(why, remedy: .logIn(server: server, account: account))
+        default:
+            return self
+        }
+    }
+
     /// A store's error as an ``AuthError``: a lock that stayed held past its bound is
     /// ``lockTimeout(_:)``, whichever lock it was; anything else is ``store(_:)``.
     public init(_ error: VaultError) {

@@ -444,9 +444,7 @@ public actor TokenSource {
         do throws(AuthError) {
             new = try await refreshOrLogIn(from: base, stored: unstored ? nil : stored)
         } catch {
-            if case .interactionRequired = error, let stored, stored.refreshToken != nil, stored.refreshToken == base.refreshToken {
-                await forgetDeadRefreshToken(of: stored)
-            }
+            if case .interactionRequired = error { await forgetDeadRefreshToken(of: base, stored: stored) }
             throw error
         }
         var failure = await store(new)
@@ -478,12 +476,13 @@ public actor TokenSource {
         var replacing: TokenSet? = nil
     }
 
-    /// The provider refused `stored`'s refresh token for good and only a person can sign in
-    /// again: the stored tokens keep everything but it, so later requests (a cron job's
-    /// every run) end at once instead of offering the dead token to the provider again.
-    /// Called under the cross-process lock, with `stored` just read: nothing newer is lost.
-    private func forgetDeadRefreshToken(of stored: TokenSet) async {
-        var dead = stored
+    /// The provider refused `base`'s refresh token for good and nothing replaced it: when the
+    /// store still holds that token (`stored`), it keeps everything but it, so later
+    /// requests (a cron job's every run) end at once instead of offering the dead token to
+    /// the provider again. Called under the cross-process lock, with `stored` just read:
+    /// nothing newer is lost.
+    private func forgetDeadRefreshToken(of base: TokenSet, stored: TokenSet?) async {
+        guard var dead = stored, dead.refreshToken != nil, dead.refreshToken == base.refreshToken else { return }
         dead.refreshToken = nil
         dead.refreshTokenExpiry = nil
         do throws(AuthError) {
@@ -573,7 +572,8 @@ public actor TokenSource {
     /// When the provider refused the refresh token and the silent login fails too (a
     /// rejected or cooling-down password, a network error), the dead refresh token is
     /// forgotten (`stored` is what the store holds under the lock), so later commands go
-    /// straight to the silent login and its cool-down instead of offering it again.
+    /// straight to the silent login and its cool-down instead of offering it again. (An
+    /// account only a person can sign in to: its caller forgets it.)
     private func refreshOrLogIn(from base: TokenSet, stored: TokenSet?) async throws(AuthError) -> TokenSet {
         do throws(AuthError) {
             guard base.canRefresh(at: clock.now()) else {
@@ -597,9 +597,7 @@ public actor TokenSource {
                 emit(.loggedInAgain)
                 return new
             } catch {
-                if let stored, stored.refreshToken != nil, stored.refreshToken == base.refreshToken {
-                    await forgetDeadRefreshToken(of: stored)
-                }
+                await forgetDeadRefreshToken(of: base, stored: stored)
                 throw error
             }
         }

@@ -110,7 +110,8 @@ struct AuthOptions: ParsableArguments, SessionOptions {
             try session.checkLockDirectory()
             result = .success(try await body(session))
         } catch {
-            result = .failure(error)
+            // Named, so that "run vault login" says exactly what to run.
+            result = .failure(error.naming(server: ServerName.normalized(server), account: account))
         }
         await transport.shutdown(waitingAtMost: .seconds(1))
         return try result.get()

@@ -22,8 +22,8 @@ extension AuthError {
         switch (self, remedy) {
         case (.store(let error), _):
             return error.worded
-        case (.interactionRequired(let why), _):
-            return "the session has ended; run vault login (\(why))"
+        case (.interactionRequired(let why, _, _), let remedy):
+            return "the session has ended; \(Self.advice(remedy ?? .logIn(server: nil, account: nil))) (\(why))"
         case (.configuration, .giveSetting(let setting)?):
             return "configuration error: the OAuth 2.0 provider needs \(Self.flag(for: setting))"
         case (.invalidRequest, .giveSetting(.issuer)?):
@@ -38,6 +38,7 @@ extension AuthError {
     /// `remedy` in vault's words, as it follows a message after "; ".
     static func advice(_ remedy: AuthRemedy) -> String {
         switch remedy {
+        case .logIn(let server?, let account?): "run vault login \(ShellWord.quoted(server)) \(ShellWord.quoted(account))"
         case .logIn: "run vault login"
         case .logInAgain: "run vault login again"
         case .checkClient: "check --client-id and the client secret, then run vault login"

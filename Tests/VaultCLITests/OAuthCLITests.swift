@@ -69,6 +69,22 @@ import VaultTestSupport
         }
     }
 
+    @Test(
+        "a bare 400 or 401 to a refresh is a refused refresh token: one silent login with the stored password",
+        arguments: [RefreshFaultMode.emptyStatus400, .emptyStatus401])
+    func bareRefusalLeadsToASilentLogin(mode: RefreshFaultMode) async throws {
+        try await withOAuthFixture(accessTTL: 2) { fixture, secretFile in
+            #expect(try await login(fixture, secretFile: secretFile).status == 0)
+            try await Task.sleep(for: .milliseconds(2100))
+            fixture.server.faults.set(mode, count: 1)
+            let relogged = try await fixture.request(verbose: true)
+            #expect(relogged.status == 0, "\(relogged.err)")
+            #expect(relogged.err.contains("logged in again"), "\(relogged.err)")
+            #expect(fixture.server.stats.faultedRefreshes == 1 && fixture.server.stats.logins == 2)
+            expectNoSecrets(relogged, fixture)
+        }
+    }
+
     @Test func clientCredentialsGrantNeedsNoPasswordAndRenewsItself() async throws {
         try await withOAuthFixture(accessTTL: 2) { fixture, secretFile in
             let login = try await login(fixture, secretFile: secretFile, grant: "client-credentials", account: "vault-cli")

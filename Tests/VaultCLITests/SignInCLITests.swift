@@ -267,6 +267,29 @@ struct BrowserSignInCLITests {
         }
     }
 
+    @Test(
+        "a bare 400 or 401 to a browser account's refresh ends the session: exit 3 with the exact vault login, status needs login",
+        arguments: [RefreshFaultMode.emptyStatus400, .emptyStatus401])
+    func bareRefusalEndsTheSession(mode: RefreshFaultMode) async throws {
+        try await withSignInFixture(accessTTL: 1) { fixture in
+            #expect(try await fixture.login().status == 0)
+            try await Task.sleep(for: .milliseconds(1100))
+            fixture.server.resetStats()
+            fixture.server.faults.set(mode, count: 1)
+            let request = try await fixture.auth.request()
+            #expect(request.status == 3, "\(request.err)")
+            #expect(
+                request.err.contains("the session has ended; run vault login \(fixture.url) alice (the token endpoint refused the refresh token"),
+                "\(request.err)")
+            let status = try await fixture.auth.vault(["status"])
+            #expect(status.out.contains("\(fixture.url) alice: needs vault login"), "\(status.out)")
+            // The dead refresh token is forgotten: the next command does not offer it again.
+            let token = try await fixture.auth.vault(["token", "--server", fixture.url, "--account", "alice"])
+            #expect(token.status == 3 && token.err.contains("the session has ended; run vault login \(fixture.url) alice"), "\(token.err)")
+            #expect(fixture.server.stats.refreshAttempts == 1 && fixture.server.stats.logins == 0)
+        }
+    }
+
     @Test("--provider oauth2 with explicit endpoints, a public client: no discovery, no ID token; logout --end-session")
     func explicitEndpoints() async throws {
         try await withSignInFixture { fixture in

@@ -65,6 +65,10 @@ struct ServerComponents: Sendable {
             return nil
         case .status500:
             return serverError(shape)
+        case .emptyStatus400:
+            return Response(status: .badRequest)
+        case .emptyStatus401:
+            return Response(status: .unauthorized)
         case .garbage:
             var headers = HTTPFields()
             headers[.contentType] = "application/json"

@@ -7,8 +7,9 @@ import Hummingbird
 /// Test-only controls, served only with ``AuthServerConfiguration/testControls``
 /// (`--test-controls`). Bodies are JSON; replies are JSON; unknown logins give 404.
 ///
-/// - `POST /api/test/fault` `{"mode":"normal"|"status500"|"garbage"|"hang"|"stallBody", "count":Int?, "hangSeconds":Double?}`
-///   -> 200 `{"mode","remaining"?,"hangSeconds"}` (see ``RefreshFaults``)
+/// - `POST /api/test/fault` `{"mode", "count":Int?, "hangSeconds":Double?}`, the mode one of
+///   ``RefreshFaultMode`` (`normal`, `status500`, `emptyStatus400`, `emptyStatus401`,
+///   `garbage`, `hang`, `stallBody`) -> 200 `{"mode","remaining"?,"hangSeconds"}` (see ``RefreshFaults``)
 /// - `POST /api/test/revoke_refresh_tokens` `{"login"}` -> 200 `{"login","revoked":Int}`
 /// - `POST /api/test/revoke_access_tokens` `{"login"}` -> 200 `{"login"}`
 /// - `POST /api/test/set_password` `{"login","password"}` -> 200 `{"login"}`

@@ -17,8 +17,9 @@ import VaultStore
 /// ID tokens are kept only once ``idTokenVerifier`` accepted them (none: they are dropped).
 ///
 /// Errors (§5.2): `invalid_grant` is `.authentication` (the refresh token or the password
-/// is no good: log in again); `invalid_client` and the other client-side codes are
-/// `.configuration`; 5xx and 429 are `.server`, timeouts `.network`. `expires_in` is
+/// is no good: log in again), and so is any 400 or 401 to a refresh, whatever its body;
+/// otherwise `invalid_client` and the other client-side codes are `.configuration`; 5xx
+/// and 429 are `.server`, timeouts `.network`. `expires_in` is
 /// relative, so no clock correction is needed; so is `refresh_expires_in`, kept as the
 /// refresh token's expiry when a provider sends it (Keycloak does).
 public struct OAuth2Provider: AuthProvider {
@@ -114,7 +115,7 @@ public struct OAuth2Provider: AuthProvider {
     }
 
     /// Posts the refresh_token grant; ``AuthError/authentication(_:providerCode:remedy:)`` without a refresh token,
-    /// or on `invalid_grant`. See ``AuthProvider/refresh(_:)``.
+    /// or on a 400 or 401 (``classifyRefusedRefresh(_:)``). See ``AuthProvider/refresh(_:)``.
     public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken?.utf8String else {
             throw .authentication("there is no refresh token")
@@ -180,7 +181,10 @@ public struct OAuth2Provider: AuthProvider {
     {
         let sentAt = clock.now()
         let response = try await clientPost(tokenURL, fields)
-        guard response.isSuccess else { throw Self.classify(response) }
+        guard response.isSuccess else {
+            if case .refresh = check { throw Self.classifyRefusedRefresh(response) }
+            throw Self.classify(response)
+        }
         guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let access = object["access_token"] as? String, !access.isEmpty
         else {
@@ -289,6 +293,23 @@ public struct OAuth2Provider: AuthProvider {
         return try? lifetime(value, status: 200)
     }
 
+    /// The error for a non-2xx answer to a refresh: a 400 or 401, whatever its body, is a
+    /// refused refresh token, ``AuthError/authentication(_:providerCode:remedy:)`` with the
+    /// provider's code if it sent one. RFC 6749 §5.2 says `invalid_grant`, but providers
+    /// answer a revoked, rotated-away or expired refresh token with a bare 400 (Glewlwyd's
+    /// empty body) or a 401; treating that as server trouble kept dead tokens and said the
+    /// account was usable. Anything else is as ``classify(_:endpoint:)`` says (5xx stays a
+    /// server error, and the tokens are kept).
+    package static func classifyRefusedRefresh(_ response: HTTPResponse) -> AuthError {
+        let error = classify(response)
+        guard response.status == 400 || response.status == 401 else { return error }
+        if case .authentication = error { return error }
+        let code = error.providerCode
+        return .authentication(
+            "the token endpoint refused the refresh token (HTTP \(response.status)\(code.map { ", \($0)" } ?? ", no error code"))",
+            providerCode: code)
+    }
+
     /// The error for a non-2xx response of `endpoint` (RFC 6749 §5.2; RFC 7009 and RFC 8628 use the same errors).
     package static func classify(_ response: HTTPResponse, endpoint: String = "the token endpoint") -> AuthError {
         if let redirect = RedirectRule.refusal(response, what: endpoint == "the token endpoint" ? "the token request" : "a request to \(endpoint)") {
@@ -303,6 +324,12 @@ public struct OAuth2Provider: AuthProvider {
         case "invalid_client":
             return .configuration(
                 "the OAuth client was rejected (invalid_client\(detail))", providerCode: "invalid_client", remedy: .checkClient)
+        case "unauthorized_client":
+            // RFC 6749 says this of a known client denied the grant; Glewlwyd's device endpoint
+            // answers an unknown client id with it (403) instead of invalid_client (401).
+            return .configuration(
+                "the OAuth client was rejected or may not use this grant (unauthorized_client\(detail))",
+                providerCode: "unauthorized_client", remedy: .checkClient)
         case .some(let code) where response.status < 500 && response.status != 429:
             return .configuration("\(endpoint) answered \(code)\(detail)", providerCode: code)
         default:

@@ -7,12 +7,19 @@ import VaultStore
 extension OAuth2Provider {
     /// Tells the provider to revoke `token` (RFC 7009 §2.1) at ``revocationURL``, with the
     /// client's authentication; `hint` is `refresh_token` or `access_token`. A 200 is
-    /// success (the token is dead, or was unknown: §2.2); anything else is the error
-    /// ``classify(_:)`` gives, and nil ``revocationURL`` is `.configuration`.
+    /// success (the token is dead, or was unknown: §2.2). A 4xx other than 408 and 429 is a
+    /// refusal, `.server` with its status (providers that revoke only for clients that
+    /// authenticate answer a public client with a 401); anything else is the error
+    /// ``classify(_:endpoint:)`` gives, and nil ``revocationURL`` is `.configuration`.
     public func revoke(_ token: Secret, hint: String) async throws(AuthError) {
         guard let revocationURL else { throw .configuration("the provider has no revocation endpoint") }
         guard let text = token.utf8String else { return }
         let response = try await clientPost(revocationURL, [("token", text), ("token_type_hint", hint)])
-        guard response.status == 200 else { throw Self.classify(response, endpoint: "the revocation endpoint") }
+        guard response.status == 200 else {
+            let error = Self.classify(response, endpoint: "the revocation endpoint")
+            guard (400..<500).contains(response.status), response.status != 408, response.status != 429 else { throw error }
+            let code = error.providerCode.map { ", \($0)" } ?? ""
+            throw .server(status: response.status, message: "the provider refused to revoke the token (HTTP \(response.status)\(code))")
+        }
     }
 }

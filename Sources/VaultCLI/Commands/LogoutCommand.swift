@@ -45,6 +45,7 @@ struct LogoutCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var failedRevocation: String?
         try await reportingAuthErrors { () async throws(AuthError) in
             let (report, server, account) = try await auth.withSession(store) { session throws(AuthError) in
                 (try await session.logout(forgetPassword: forgetPassword), session.items.server, session.items.account)
@@ -53,12 +54,26 @@ struct LogoutCommand: AsyncParsableCommand {
             AgentNotice.accountChanged(server: server, account: account, store.configuration)
             if endSession { try showEndSession(report) }
             if let failure = report.revocationFailure {
-                throw .network(
-                    "logged out here, but the provider could not be told to revoke the tokens (\(failure.commandLineMessage)); they may stay valid "
-                        + "at the provider until they expire")
+                failedRevocation = Self.revocationFailed(failure, server: server, account: account)
+            } else {
+                Terminal.note(Self.outcome(of: report, server: server, account: account))
             }
-            Terminal.note(Self.outcome(of: report, server: server, account: account))
         }
+        if let failedRevocation {
+            Terminal.note(failedRevocation)
+            throw ExitCode(ExitStatus.network)
+        }
+    }
+
+    /// The one line a logout whose revocation failed ends with (exit 5): the provider refused
+    /// (a 4xx: its status and code), or could not be told; either way the tokens stay valid there.
+    static func revocationFailed(_ failure: AuthError, server: String, account: String) -> String {
+        let done = "logged out of \(server) as \(account) here"
+        if case .server(let status, let message) = failure, (400..<500).contains(status), status != 408, status != 429 {
+            return "\(done), but \(message); the tokens stay valid there until they expire"
+        }
+        return "\(done), but the provider could not be told to revoke the tokens (\(failure.commandLineMessage)); "
+            + "they may stay valid there until they expire"
     }
 
     /// The one line a logout that did not fail ends with: whether the provider revoked the

@@ -105,8 +105,9 @@ enum OAuthResponseTargets {
     }
 
     /// Invariant: an error response (a §5.2 body or the reference API's, any status, any
-    /// `Retry-After`) becomes one of the documented errors, and nothing in its message can
-    /// drive a terminal. Input: the body, then optionally a NUL and the `Retry-After` value.
+    /// `Retry-After`) becomes one of the documented errors (to a refresh, a 400 or 401 is
+    /// always a refused refresh token), and nothing in its message can drive a terminal.
+    /// Input: the body, then optionally a NUL and the `Retry-After` value.
     static let error = FuzzTarget(
         name: "oauth-error",
         summary: "an error response of a token endpoint: a documented error whose message has no control characters"
@@ -133,6 +134,17 @@ enum OAuthResponseTargets {
                 try require(shown == status, "server error names \(shown), not \(status)")
             default:
                 throw InvariantViolation("OAuth error response became \(oauth)")
+            }
+            // A refresh: 400 and 401 are always a refused refresh token; others as classify says.
+            let refresh = OAuth2Provider.classifyRefusedRefresh(response)
+            try require(
+                TerminalSafety.isSafe(refresh.description), "refresh error shows a control character: \(refresh.description.debugDescription)")
+            if status == 400 || status == 401 {
+                guard case .authentication(_, let code, _) = refresh, code == oauth.providerCode else {
+                    throw InvariantViolation("a \(status) to a refresh became \(refresh)")
+                }
+            } else {
+                try require(refresh == oauth, "a \(status) to a refresh became \(refresh), not \(oauth)")
             }
             let api = ReferenceAPIProvider.classify(response, what: "login")
             try require(TerminalSafety.isSafe(api.description), "API error shows a control character: \(api.description.debugDescription)")
