@@ -35,6 +35,9 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another process held the account's lock (its ``AccountLocking``: a lock file, or a
     /// fleet's lease) past ``Requester/Configuration/lockTimeout``, or the lock lapsed again and again.
     case lockTimeout(String)
+    /// Something of this machine that the request needs is taken: the port of the sign-in's
+    /// redirect URI is in use by another program. Trying again once it is free may work.
+    case unavailable(String)
     /// Rejected tokens caused more refreshes than the ``RefreshWindow`` allows:
     /// the resource keeps answering 401 to new tokens, so refreshing again would not help.
     case excessiveRefresh(String)
@@ -52,6 +55,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidRequest(let why, _): why
         case .excessiveRefresh(let why): "authentication failed: \(why)"
         case .lockTimeout(let why): why
+        case .unavailable(let why): why
         }
     }
 

@@ -72,6 +72,10 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     public var jwksURL: String?
     /// The OpenID Connect end-session endpoint (RP-initiated logout).
     public var endSessionURL: String?
+    /// The loopback redirect URI of a browser sign-in, as registered with the provider
+    /// (``LoopbackRedirect``, `--redirect-uri`); nil: `http://127.0.0.1:PORT/callback` at a
+    /// port the system picks.
+    public var redirectURI: String?
     /// Sign in with Apple's team, key and endpoints (``ProviderKind/apple`` only).
     public var apple: AppleSettings?
     /// The name and e-mail address of a first Sign in with Apple, kept until the caller marks
@@ -129,7 +133,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     private enum CodingKeys: String, CodingKey {
         /// The keys of the stored JSON document, one per property.
         case provider, serverURL, tokenURL, clientID, clientSecret, clientAuthentication, grant, scope
-        case issuer, authorizationURL, deviceURL, revocationURL, jwksURL, endSessionURL
+        case issuer, authorizationURL, deviceURL, revocationURL, jwksURL, endSessionURL, redirectURI
         case apple, pendingProfile, rejection
     }
 
@@ -151,6 +155,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         try container.encodeIfPresent(revocationURL, forKey: .revocationURL)
         try container.encodeIfPresent(jwksURL, forKey: .jwksURL)
         try container.encodeIfPresent(endSessionURL, forKey: .endSessionURL)
+        try container.encodeIfPresent(redirectURI, forKey: .redirectURI)
         try container.encodeIfPresent(apple, forKey: .apple)
         try container.encodeIfPresent(pendingProfile, forKey: .pendingProfile)
         try container.encodeIfPresent(rejection, forKey: .rejection)
@@ -174,6 +179,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         revocationURL = try container.decodeIfPresent(String.self, forKey: .revocationURL)
         jwksURL = try container.decodeIfPresent(String.self, forKey: .jwksURL)
         endSessionURL = try container.decodeIfPresent(String.self, forKey: .endSessionURL)
+        redirectURI = try container.decodeIfPresent(String.self, forKey: .redirectURI)
         apple = try container.decodeIfPresent(AppleSettings.self, forKey: .apple)
         pendingProfile = try container.decodeIfPresent(PendingProfile.self, forKey: .pendingProfile)
         // A rejection that cannot be read is forgotten, not a reason to lose the settings.

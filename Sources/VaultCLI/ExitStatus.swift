@@ -12,7 +12,7 @@ extension ExitStatus {
         case .server, .network: network
         case .store(let error): of(error)
         case .invalidRequest: usage
-        case .lockTimeout: unavailable
+        case .lockTimeout, .unavailable: unavailable
         }
     }
 }

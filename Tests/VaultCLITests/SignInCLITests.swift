@@ -59,6 +59,13 @@ struct SignInFixture: Sendable {
         return (try? JSONSerialization.jsonObject(with: Data(item.secret.bytes))) as? [String: Any]
     }
 
+    /// The login settings vault stored for alice, read with the library.
+    func storedSettings() throws -> [String: Any]? {
+        let store = EncryptedFileStore(path: "\(auth.dir)/vault/vault.db", passphrase: .fixed(Secret("fixture passphrase")))
+        guard let item = try store.load(CredentialKey(server: url, account: "alice", kind: .settings)) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(item.secret.bytes))) as? [String: Any]
+    }
+
     /// No token, code or password on either stream.
     func expectNoSecrets(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) {
         auth.expectNoLeak(result, sourceLocation: sourceLocation)
@@ -287,6 +294,47 @@ struct BrowserSignInCLITests {
             let token = try await fixture.auth.vault(["token", "--server", fixture.url, "--account", "alice"])
             #expect(token.status == 3 && token.err.contains("the session has ended; run vault login \(fixture.url) alice"), "\(token.err)")
             #expect(fixture.server.stats.refreshAttempts == 1 && fixture.server.stats.logins == 0)
+        }
+    }
+
+    @Test("--redirect-uri: the listener binds that port, the provider gets the URI as given, and the settings keep it")
+    func fixedRedirectURI() async throws {
+        try await withSignInFixture { fixture in
+            for attempt in 1...5 {
+                let (fd, port) = try RawSocket.boundLoopback(listening: false)
+                close(fd)
+                let given = "http://127.0.0.1:\(port)/callback"  // the reference server takes only /callback
+                let login = try await fixture.login(extra: ["--redirect-uri", given])
+                // A test beside this one may have taken the port meanwhile: then try another.
+                if login.status == 4 && login.err.contains("port \(port) of 127.0.0.1 is in use") && attempt < 5 { continue }
+                #expect(login.status == 0, "\(login.err)")
+                let authorizeURL = try #require(fixture.step("authorize")?["url"] as? String)
+                let authorize = try #require(URLComponents(string: authorizeURL))
+                #expect(authorize.queryItems?.first { $0.name == "redirect_uri" }?.value == given)
+                #expect(try fixture.storedSettings()?["redirectURI"] as? String == given)
+                return
+            }
+        }
+    }
+
+    @Test("--redirect-uri at a port in use: exit 4 at once naming the port; a URI that is not loopback http, or with --device: exit 2")
+    func redirectURIRefusals() async throws {
+        try await withSignInFixture { fixture in
+            let (fd, port) = try RawSocket.boundLoopback(listening: true)
+            defer { close(fd) }
+            let taken = try await fixture.login(extra: ["--redirect-uri", "http://127.0.0.1:\(port)/callback"])
+            #expect(taken.status == 4, "\(taken.err)")
+            #expect(taken.err.hasPrefix("vault: port \(port) of 127.0.0.1 is in use by another program"), "\(taken.err)")
+            #expect(taken.err.split(separator: "\n").count == 1 && fixture.step("opened") == nil, "one line, no browser: \(taken.err)")
+            for (extra, expected) in [
+                (["--redirect-uri", "https://127.0.0.1:8400/callback"], "--redirect-uri must be a loopback http URI"),
+                (["--redirect-uri", "http://10.0.0.1:8400/callback"], "--redirect-uri must be a loopback http URI"),
+                (["--redirect-uri", "http://127.0.0.1:8400/callback", "--device"], "--redirect-uri is for a sign-in through the browser"),
+            ] {
+                let refused = try await fixture.login(extra: extra)
+                #expect(refused.status == 2 && refused.err.contains(expected), "\(extra): \(refused.err)")
+            }
+            #expect(try fixture.storedSettings() == nil, "nothing stored")
         }
     }
 

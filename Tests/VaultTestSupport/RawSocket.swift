@@ -3,7 +3,7 @@
 
 import Foundation
 
-/// Plain TCP on 127.0.0.1, byte for byte as written: for tests of listeners that must see
+/// Plain TCP on 127.0.0.1 (or ::1), byte for byte as written: for tests of listeners that must see
 /// exactly what a hostile client sends (duplicate headers, odd paths).
 public enum RawSocket {
     /// Nothing accepted the connection.
@@ -16,9 +16,10 @@ public enum RawSocket {
         return true
     }
 
-    /// Sends `request` and returns everything the peer answers until it closes (5 s read bound).
-    public static func exchange(port: Int, _ request: String) throws -> String {
-        let descriptor = try connect(port)
+    /// Sends `request` to 127.0.0.1:`port` (`[::1]:port` when `ipv6`) and returns everything
+    /// the peer answers until it closes (5 s read bound).
+    public static func exchange(port: Int, ipv6: Bool = false, _ request: String) throws -> String {
+        let descriptor = try ipv6 ? connect6(port) : connect(port)
         defer { close(descriptor) }
         _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
         var reply = [UInt8]()
@@ -43,6 +44,27 @@ public enum RawSocket {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw Refused()
+        }
+        return descriptor
+    }
+
+    private static func connect6(_ port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw Refused() }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(port).bigEndian)
+        address.sin6_addr = in6addr_loopback
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
             }
         }
         guard connected == 0 else {

@@ -18,16 +18,20 @@ public struct BrowserSignIn: Sendable {
     public let timeout: Duration
     /// How the listener's pages name the program (``SignInPageNames``).
     public let pageNames: SignInPageNames
+    /// Where the listener waits for the redirect (default: any port of 127.0.0.1).
+    public let redirect: LoopbackRedirect
 
-    /// A sign-in with `provider` at `authorizationURL`; `.invalidRequest` when that URL fails ``URLPolicy``.
-    /// The listener's pages name the program as `pageNames` says.
+    /// A sign-in with `provider` at `authorizationURL`, the redirect coming back to
+    /// `redirect`; `.invalidRequest` when that URL fails ``URLPolicy``. The listener's pages
+    /// name the program as `pageNames` says.
     public init(
         provider: OAuth2Provider, authorizationURL: URL, openIDConnect: Bool, timeout: Duration = .seconds(300),
-        pageNames: SignInPageNames = .neutral
+        pageNames: SignInPageNames = .neutral, redirect: LoopbackRedirect = .anyPort
     )
         throws(AuthError)
     {
         try URLPolicy.check(authorizationURL)
+        self.redirect = redirect
         self.provider = provider
         self.authorizationURL = authorizationURL
         self.openIDConnect = openIDConnect
@@ -62,7 +66,8 @@ public struct BrowserSignIn: Sendable {
     ) async throws(AuthError) -> TokenSet {
         let secrets = AuthorizationSecrets()
         let listener = try await LoopbackRedirectListener.start(
-            state: secrets.state, authorizationURL: { [self] in requestURL(secrets, redirectURI: $0) }, names: pageNames, refused: refused)
+            state: secrets.state, redirect: redirect, authorizationURL: { [self] in requestURL(secrets, redirectURI: $0) }, names: pageNames,
+            refused: refused)
         let result: Result<AuthorizationCallback, AuthError>
         do throws(AuthError) {
             present(listener.startURL)

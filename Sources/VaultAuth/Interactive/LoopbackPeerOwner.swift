@@ -26,6 +26,32 @@ enum LoopbackPeerOwner {
         uid(client: client, server: server, tables: tablePaths.compactMap(read))
     }
 
+    /// The owner of the IPv6 client socket `client` (the address's 16 bytes, port) connected
+    /// to `server` (a listener on `::1`), from the tables at ``tablePaths``; nil when none is found.
+    static func uid(client: (address: [UInt8], port: Int), server: (address: [UInt8], port: Int)) -> UInt32? {
+        uid(client: client, server: server, tables: tablePaths.compactMap(read))
+    }
+
+    /// The owner of an IPv6 client socket as `tables` show it (the IPv4 lookup above, for `::1`).
+    static func uid(client: (address: [UInt8], port: Int), server: (address: [UInt8], port: Int), tables: [String]) -> UInt32? {
+        guard let clientForm = form(client.address), let serverForm = form(server.address) else { return nil }
+        return uid(local: ["\(clientForm):\(hex(client.port, digits: 4))"], remote: ["\(serverForm):\(hex(server.port, digits: 4))"], tables: tables)
+    }
+
+    /// The 16 bytes of `address`, in network order.
+    static func bytes(of address: in6_addr) -> [UInt8] {
+        withUnsafeBytes(of: address) { Array($0) }
+    }
+
+    /// How `tcp6` prints an IPv6 address of 16 bytes: each 32-bit word as the host stores it, in hex.
+    private static func form(_ address: [UInt8]) -> String? {
+        guard address.count == 16 else { return nil }
+        return stride(from: 0, to: 16, by: 4).map { start in
+            let word = address[start..<start + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            return hex(Int(word), digits: 8)
+        }.joined()
+    }
+
     /// The whole of a `/proc` file, read until its end. (Foundation's readers trust the size
     /// `stat` gives, 0 for these files, and stop after the first page of a longer table.)
     static func read(_ path: String) -> String? {
@@ -48,6 +74,12 @@ enum LoopbackPeerOwner {
     static func uid(client: (address: in_addr_t, port: Int), server: (address: in_addr_t, port: Int), tables: [String]) -> UInt32? {
         let local = Set(forms(client.address).map { "\($0):\(hex(client.port, digits: 4))" })
         let remote = Set(forms(server.address).map { "\($0):\(hex(server.port, digits: 4))" })
+        return uid(local: local, remote: remote, tables: tables)
+    }
+
+    /// The uid of the live, established entry of `tables` from one of `local` to one of
+    /// `remote` (addresses as the tables print them, with `:PORT`); nil when none is found.
+    private static func uid(local: Set<String>, remote: Set<String>, tables: [String]) -> UInt32? {
         for table in tables {
             for line in table.split(separator: "\n") {
                 // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...

@@ -28,19 +28,21 @@ public struct RefusedConnection: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The loopback redirect listener of a native app (RFC 8252 §7.3): an HTTP server on
-/// `127.0.0.1` at a port the system picks, for the browser of vault's own user only.
+/// `127.0.0.1` at a port the system picks, or at exactly the host, port and path of a
+/// ``LoopbackRedirect`` given (`--redirect-uri`), for the browser of vault's own user only.
 ///
 /// - **Its own user only**: a connection is served only when the client's socket belongs to
 ///   the uid vault runs as (``LoopbackPeerOwner``, from `/proc/net/tcp{,6}`). Any other
 ///   connection, or one whose owner cannot be found, is closed before a byte is read and
 ///   reported to `refused` (once per owner); the listener goes on waiting.
 /// - **The start link**: the browser is given ``startURL``,
-///   `http://127.0.0.1:PORT/start/<32 random bytes, base64url>`, never the authorization
+///   `http://HOST:PORT/start/<32 random bytes, base64url>`, never the authorization
 ///   URL (another local user can read any process's argv). Its first `GET` answers with a
 ///   302 to the authorization URL and sets a one-time cookie (`HttpOnly; SameSite=Lax;
 ///   Path=/`, named after the port); a second `GET` ends the sign-in (another program used
 ///   the link).
-/// - **The redirect**: `GET /callback` with the `Host` it listens on must carry that cookie,
+/// - **The redirect**: `GET` of the redirect URI's path (`/callback` by default) with the
+///   `Host` it listens on must carry that cookie,
 ///   else the sign-in ends the same way; then the request's `state`. A wrong `Host`, path,
 ///   start token or `state`, or a second redirect after the first, gets a short error page
 ///   and is ignored. The accepted redirect gets a page saying the tab can be closed.
@@ -50,38 +52,43 @@ public final class LoopbackRedirectListener: Sendable {
     /// The port it listens on.
     public let port: Int
     private let channel: any Channel
+    /// The `::1` listener beside it for a `localhost` redirect URI, where this machine has one.
+    private let companion: (any Channel)?
     private let inbox: CallbackInbox
 
-    /// `http://127.0.0.1:PORT/callback`.
-    public var redirectURI: String { "http://127.0.0.1:\(port)/callback" }
+    /// The redirect URI: as given, or `http://127.0.0.1:PORT/callback`.
+    public var redirectURI: String { inbox.redirect.uri(boundPort: port) }
 
-    /// The one-time link for the browser: `http://127.0.0.1:PORT/start/<token>`.
-    public var startURL: URL { URL(string: "http://127.0.0.1:\(port)/start/\(inbox.startToken)")! }
+    /// The one-time link for the browser: `http://HOST:PORT/start/<token>`.
+    public var startURL: URL { URL(string: inbox.redirect.origin(boundPort: port) + "/start/\(inbox.startToken)")! }
 
-    private init(port: Int, channel: any Channel, inbox: CallbackInbox) {
+    private init(port: Int, channel: any Channel, companion: (any Channel)?, inbox: CallbackInbox) {
+        self.companion = companion
         self.port = port
         self.channel = channel
         self.inbox = inbox
     }
 
-    /// Starts listening for the redirect that carries `state`; the start link leads to
-    /// `authorizationURL(redirectURI)`. `refused` hears of each owner whose connections are
-    /// refused, once; the pages name the program as `names` says. `.network` when no port
-    /// can be bound.
+    /// Starts listening at `redirect` for the redirect that carries `state`; the start link
+    /// leads to `authorizationURL(redirectURI)`. `refused` hears of each owner whose
+    /// connections are refused, once; the pages name the program as `names` says.
+    /// `.unavailable` when the port of a given redirect URI is in use, `.network` when no
+    /// port can be bound otherwise.
     public static func start(
-        state: String, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL,
+        state: String, redirect: LoopbackRedirect = .anyPort, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL,
         names: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }
     ) async throws(AuthError) -> LoopbackRedirectListener {
-        try await start(state: state, authorizationURL: authorizationURL, names: names, refused: refused, owner: UInt32(geteuid()))
+        try await start(
+            state: state, redirect: redirect, authorizationURL: authorizationURL, names: names, refused: refused, owner: UInt32(geteuid()))
     }
 
-    /// ``start(state:authorizationURL:names:refused:)`` serving the connections of `owner`
-    /// (tests pass another uid to see their own connections refused).
+    /// ``start(state:redirect:authorizationURL:names:refused:)`` serving the connections of
+    /// `owner` (tests pass another uid to see their own connections refused).
     static func start(
-        state: String, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL, names: SignInPageNames = .neutral,
-        refused: @escaping @Sendable (RefusedConnection) -> Void, owner: UInt32
+        state: String, redirect: LoopbackRedirect = .anyPort, authorizationURL: @escaping @Sendable (_ redirectURI: String) -> URL,
+        names: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void, owner: UInt32
     ) async throws(AuthError) -> LoopbackRedirectListener {
-        let inbox = CallbackInbox(state: state, names: names, refused: refused)
+        let inbox = CallbackInbox(state: state, redirect: redirect, names: names, refused: refused)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 16)
             .childChannelInitializer { channel in
@@ -97,28 +104,54 @@ public final class LoopbackRedirectListener: Sendable {
                     try channel.pipeline.syncOperations.addHandler(CallbackHandler(inbox: inbox))
                 }
             }
+        let address = redirect.bindAddress
         do {
-            let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+            let channel = try await bootstrap.bind(host: address, port: redirect.port ?? 0).get()
             guard let port = channel.localAddress?.port else {
                 try? await channel.close()
                 throw AuthError.network("the loopback listener has no port")
             }
-            inbox.setPort(port, authorizationURL: authorizationURL("http://127.0.0.1:\(port)/callback"))
-            return LoopbackRedirectListener(port: port, channel: channel, inbox: inbox)
+            // A browser may resolve localhost to ::1 first: that port is taken there too, so that
+            // no other program can listen where the browser goes.
+            var companion: (any Channel)?
+            if redirect.host == .localhost {
+                do {
+                    companion = try await bootstrap.bind(host: "::1", port: port).get()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                    try? await channel.close()
+                    throw AuthError.unavailable(
+                        "port \(port) of ::1 is in use by another program, and a browser may take localhost for ::1; free it and try again")
+                } catch {
+                    companion = nil  // no IPv6 loopback here: browsers reach 127.0.0.1
+                }
+            }
+            inbox.setPort(port, authorizationURL: authorizationURL(redirect.uri(boundPort: port)))
+            return LoopbackRedirectListener(port: port, channel: channel, companion: companion, inbox: inbox)
         } catch let error as AuthError {
             throw error
+        } catch let error as IOError where error.errnoCode == EADDRINUSE && redirect.port != nil {
+            throw .unavailable(
+                "port \(redirect.port ?? 0) of \(address) is in use by another program, so the sign-in cannot listen at its redirect URI "
+                    + "\(redirect); free it and try again")
         } catch {
-            throw .network("cannot listen on 127.0.0.1 for the sign-in redirect: \(TextEscaping.escaped(String(describing: error)))")
+            throw .network("cannot listen on \(address) for the sign-in redirect: \(TextEscaping.escaped(String(describing: error)))")
         }
     }
 
-    /// The uid owning the client end of `channel`, a connection accepted on 127.0.0.1; nil when unknown.
+    /// The uid owning the client end of `channel`, a connection accepted on 127.0.0.1 or ::1; nil when unknown.
     private static func owner(of channel: any Channel) -> UInt32? {
-        guard case .v4(let peer) = channel.remoteAddress, case .v4(let local) = channel.localAddress,
-            let peerPort = channel.remoteAddress?.port, let localPort = channel.localAddress?.port
-        else { return nil }
-        return LoopbackPeerOwner.uid(
-            client: (peer.address.sin_addr.s_addr, peerPort), server: (local.address.sin_addr.s_addr, localPort))
+        guard let peerPort = channel.remoteAddress?.port, let localPort = channel.localAddress?.port else { return nil }
+        switch (channel.remoteAddress, channel.localAddress) {
+        case (.v4(let peer)?, .v4(let local)?):
+            return LoopbackPeerOwner.uid(
+                client: (peer.address.sin_addr.s_addr, peerPort), server: (local.address.sin_addr.s_addr, localPort))
+        case (.v6(let peer)?, .v6(let local)?):
+            return LoopbackPeerOwner.uid(
+                client: (LoopbackPeerOwner.bytes(of: peer.address.sin6_addr), peerPort),
+                server: (LoopbackPeerOwner.bytes(of: local.address.sin6_addr), localPort))
+        default:
+            return nil
+        }
     }
 
     /// Waits for the accepted redirect, at most `timeout`; `.authentication` when the time runs
@@ -150,6 +183,7 @@ public final class LoopbackRedirectListener: Sendable {
     public func close() async {
         inbox.close()
         try? await channel.close()
+        try? await companion?.close()
     }
 }
 
@@ -179,6 +213,8 @@ package final class CallbackInbox: Sendable {
     }
 
     let expectedState: String
+    /// Where the redirect comes: its host, port and path.
+    let redirect: LoopbackRedirect
     /// The random path segment of the start link.
     let startToken: String
     /// The cookie the start link sets and the redirect must bring back.
@@ -191,10 +227,11 @@ package final class CallbackInbox: Sendable {
     /// An inbox for the redirect carrying `state`; `startToken` and `cookieValue` are random
     /// unless given (the loopback-request fuzz target fixes them, to reach past the cookie).
     package init(
-        state: String, names: SignInPageNames = .neutral, refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in },
-        startToken: String? = nil, cookieValue: String? = nil
+        state: String, redirect: LoopbackRedirect = .anyPort, names: SignInPageNames = .neutral,
+        refused: @escaping @Sendable (RefusedConnection) -> Void = { _ in }, startToken: String? = nil, cookieValue: String? = nil
     ) {
         expectedState = state
+        self.redirect = redirect
         self.startToken = startToken ?? AuthorizationSecrets.random()
         self.cookieValue = cookieValue ?? AuthorizationSecrets.random()
         self.names = names
@@ -307,10 +344,12 @@ private final class CallbackHandler: ChannelInboundHandler {
     /// The page for `head`: the start link's redirect, or the redirect taken when it is the right one.
     private func answer(_ head: HTTPRequestHead) -> Answer {
         let components = URLComponents(string: head.uri)
-        guard head.method == .GET, let components, components.path == "/callback" || components.path.hasPrefix("/start/") else {
+        guard head.method == .GET, let components, components.percentEncodedPath == inbox.redirect.path || components.path.hasPrefix("/start/")
+        else {
             return Answer(status: .notFound, title: "Not found", message: "Only the sign-in of \(inbox.names.program) is served here.")
         }
-        guard head.headers["Host"] == ["127.0.0.1:\(inbox.port)"] else {
+        let hosts = head.headers["Host"]
+        guard hosts.count == 1, inbox.redirect.hostHeaders(boundPort: inbox.port).contains(hosts[0].lowercased()) else {
             return Answer(
                 status: .badRequest, title: "Refused", message: "This request was not sent to the address of \(inbox.names.program); it was ignored.")
         }

@@ -94,9 +94,10 @@ extension AuthSession {
             guard let url = settings.authorizationURL.flatMap(URL.init(string:)) else {
                 throw .configuration("the provider has no authorization endpoint", remedy: .giveEndpoint(.authorizationURL, otherwise: .device))
             }
+            let redirect = try settings.redirectURI.map { text throws(AuthError) in try LoopbackRedirect(parsing: text) } ?? .anyPort
             tokens = try await BrowserSignIn(
                 provider: oauth, authorizationURL: url, openIDConnect: settings.isOpenIDConnect, timeout: request.waitLimit,
-                pageNames: request.pageNames
+                pageNames: request.pageNames, redirect: redirect
             ).run(present: request.presentStartLink, open: request.openBrowser, refused: request.refused)
         }
         try await adopt(tokens, settings: settings, locked: request.locked)

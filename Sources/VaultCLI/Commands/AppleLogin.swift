@@ -15,8 +15,6 @@ struct AppleLoginOptions: ParsableArguments {
     var keyID: String?
     @Option(help: ArgumentHelp("Sign in with Apple: the private key, PKCS#8 PEM (the .p8 file).", valueName: "path"))
     var privateKeyFile: String?
-    @Option(help: ArgumentHelp("Sign in with Apple: the redirect URI the app's authorization used, if any.", valueName: "url"))
-    var redirectURI: String?
     @Option(help: "Sign in with Apple: the nonce the app's request carried; the ID token must carry it.")
     var nonce: String?
     @Option(help: ArgumentHelp("Sign in with Apple: the user's name as the app received it (first sign-in only).", valueName: "name"))
@@ -28,7 +26,7 @@ struct AppleLoginOptions: ParsableArguments {
 
     /// True when any of these options was given.
     var isGiven: Bool {
-        [teamID, keyID, privateKeyFile, redirectURI, nonce, name, email, appleURL].contains { $0 != nil }
+        [teamID, keyID, privateKeyFile, nonce, name, email, appleURL].contains { $0 != nil }
     }
 }
 
@@ -40,7 +38,7 @@ extension LoginCommand {
         let base = apple.appleURL ?? AppleSettings.defaultBaseURL
         guard let baseURL = URL(string: base), baseURL.host != nil else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: base))") }
         try URLPolicy.check(baseURL)
-        if let redirect = apple.redirectURI, URL(string: redirect)?.host == nil {
+        if let redirect = redirectURI, URL(string: redirect)?.host == nil {
             throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: redirect))")
         }
         if clientSecretFile != nil || tokenURL != nil || issuer != nil || authorizationURL != nil || device {
@@ -72,7 +70,7 @@ extension LoginCommand {
             Interruption.handle("the sign-in")
             return try await session.signInWithApple(
                 code: code, settings: settings, profile: profile.isEmpty ? nil : profile, nonce: apple.nonce,
-                redirectURI: apple.redirectURI, locked: { Interruption.committing() })
+                redirectURI: redirectURI, locked: { Interruption.committing() })
         }
         let claims = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))
         let who = claims.map { " (signed in: \($0.who))" } ?? ""

@@ -85,6 +85,12 @@ struct LoginCommand: AsyncParsableCommand {
     var grant: LoginSettings.Grant?
     @Flag(help: "Sign in on another device (RFC 8628 device grant) instead of this machine's browser.")
     var device = false
+    @Option(
+        help: ArgumentHelp(
+            "The redirect URI registered with the provider. Browser sign-in: a loopback http URI that vault listens at, such as "
+                + "http://127.0.0.1:8400/callback (host 127.0.0.1, [::1] or localhost; default: any free port of 127.0.0.1). "
+                + "--provider apple: the one the app's authorization used, if any.", valueName: "uri"))
+    var redirectURI: String?
     @Option(help: "OAuth 2.0 scope to request (oidc default: \"openid profile email offline_access\"; oidc always adds openid).")
     var scope: String?
     @OptionGroup var apple: AppleLoginOptions
@@ -141,6 +147,13 @@ struct LoginCommand: AsyncParsableCommand {
             settings.authorizationURL = authorizationURL
             settings.deviceURL = deviceURL
             settings.revocationURL = revocationURL
+            if let redirectURI {
+                guard grant == .authorizationCode else {
+                    throw .invalidRequest("--redirect-uri is for a sign-in through the browser, not with --device or a password")
+                }
+                _ = try LoopbackRedirect(parsing: redirectURI)
+                settings.redirectURI = redirectURI
+            }
             if provider == .oidc || settings.isInteractive {
                 try await signIn(settings)
             } else {
