@@ -110,8 +110,13 @@ struct AuthOptions: ParsableArguments, SessionOptions {
             try session.checkLockDirectory()
             result = .success(try await body(session))
         } catch {
-            // Named, so that "run vault login" says exactly what to run.
-            result = .failure(error.naming(server: ServerName.normalized(server), account: account))
+            // Named, so that "run vault login" says exactly what to run (``LoginHint``).
+            let normalized = ServerName.normalized(server)
+            if error.remedy != nil {
+                let settings = try? await AccountStatus.read(session.items).settings
+                LoginHint.record(settings, server: normalized, account: account)
+            }
+            result = .failure(error.naming(server: normalized, account: account))
         }
         await transport.shutdown(waitingAtMost: .seconds(1))
         return try result.get()

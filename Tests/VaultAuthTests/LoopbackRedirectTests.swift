@@ -35,6 +35,8 @@ struct LoopbackRedirectTests {
             "http://u:p@127.0.0.1:8400/cb", "http://127.0.0.1:8400/cb?x=1", "http://127.0.0.1:8400/cb#f", "http://127.0.0.1:0/cb",
             "http://127.0.0.1:70000/cb", "http://127.0.0.1:8400/start/x", "http://127.0.0.1:8400/c b", "http://127.0.0.1:8400/é",
             "http://127.0.0.1:8400\\@evil.example/", "", "127.0.0.1:8400/cb", "http://127.0.0.1:8400/" + String(repeating: "a", count: 600),
+            "http://127.0.0.1:8400/a/../callback", "http://127.0.0.1:8400/./callback", "http://127.0.0.1:8400/%2e%2e/cb",
+            "http://127.0.0.1:8400/%73tart/x", "http://127.0.0.1:8400/c%61llback",
         ])
     func refused(text: String) {
         #expect {

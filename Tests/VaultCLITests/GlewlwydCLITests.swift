@@ -133,7 +133,8 @@ struct GlewlwydCLITests {
             #expect(request.status == 3, "\(request.err)")
             #expect(
                 request.err.contains(
-                    "the session has ended; run vault login \(glewlwyd.base) alice "
+                    "the session has ended; run vault login \(glewlwyd.base) alice --provider oidc --issuer \(glewlwyd.issuer) "
+                        + "--client-id vault-cli --redirect-uri \(glewlwyd.redirectURI) "
                         + "(the token endpoint refused the refresh token (HTTP 400, no error code))"),
                 "\(request.err)")
             let status = try await fixture.vault(["status"])

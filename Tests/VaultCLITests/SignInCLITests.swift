@@ -286,13 +286,17 @@ struct BrowserSignInCLITests {
             let request = try await fixture.auth.request()
             #expect(request.status == 3, "\(request.err)")
             #expect(
-                request.err.contains("the session has ended; run vault login \(fixture.url) alice (the token endpoint refused the refresh token"),
+                request.err.contains(
+                    "the session has ended; run vault login \(fixture.url) alice --provider oidc --issuer \(fixture.url) --client-id cli "
+                        + "(the token endpoint refused the refresh token"),
                 "\(request.err)")
             let status = try await fixture.auth.vault(["status"])
             #expect(status.out.contains("\(fixture.url) alice: needs vault login"), "\(status.out)")
             // The dead refresh token is forgotten: the next command does not offer it again.
             let token = try await fixture.auth.vault(["token", "--server", fixture.url, "--account", "alice"])
-            #expect(token.status == 3 && token.err.contains("the session has ended; run vault login \(fixture.url) alice"), "\(token.err)")
+            #expect(
+                token.status == 3 && token.err.contains("the session has ended; run vault login \(fixture.url) alice --provider oidc"),
+                "\(token.err)")
             #expect(fixture.server.stats.refreshAttempts == 1 && fixture.server.stats.logins == 0)
         }
     }
@@ -314,6 +318,40 @@ struct BrowserSignInCLITests {
                 #expect(try fixture.storedSettings()?["redirectURI"] as? String == given)
                 return
             }
+        }
+    }
+
+    @Test("--redirect-uri: sign-ins one after another at one fixed port all listen (the browser closes first: no TIME_WAIT here)")
+    func fixedRedirectURIAgainAndAgain() async throws {
+        try await withSignInFixture { fixture in
+            var given = ""
+            for attempt in 1...5 {  // a test beside this one may take the port first
+                let (fd, port) = try RawSocket.boundLoopback(listening: false)
+                close(fd)
+                given = "http://127.0.0.1:\(port)/callback"
+                let first = try await fixture.login(extra: ["--redirect-uri", given])
+                if first.status == 4 && attempt < 5 { continue }
+                #expect(first.status == 0, "\(first.err)")
+                break
+            }
+            for round in 2...3 {
+                let login = try await fixture.login(extra: ["--redirect-uri", given])
+                #expect(login.status == 0, "round \(round): \(login.err)")
+            }
+        }
+    }
+
+    @Test(
+        "a printed vault login hint reads back in a shell as exactly its words: a quote, a dash in front, a space",
+        arguments: ["o'brien'; id; echo '", "--server=http://127.0.0.1:9", "a b"])
+    func hintReadsBackInAShell(account: String) async throws {
+        try await withSignInFixture { fixture in
+            let token = try await fixture.auth.vault(["token", "--server", fixture.url, "--account=" + account])
+            #expect(token.status == 3, "\(token.err)")
+            let hint = try #require(token.err.firstMatch(of: #/run (vault login [^\n]*)\n/#)?.1, "\(token.err)")
+            let words = try await ChildProcess.runAsync("/bin/bash", ["-c", "vault() { printf '%s\\n' \"$@\"; }; " + hint], timeout: 30)
+            let expected = account.hasPrefix("-") ? ["login", "--server=\(fixture.url)", "--account=\(account)"] : ["login", fixture.url, account]
+            #expect(words.status == 0 && words.out.split(separator: "\n").map(String.init) == expected, "\(hint) -> \(words.out)")
         }
     }
 

@@ -16,20 +16,34 @@ public enum RawSocket {
         return true
     }
 
-    /// Sends `request` to 127.0.0.1:`port` (`[::1]:port` when `ipv6`) and returns everything
-    /// the peer answers until it closes (5 s read bound).
+    /// Sends `request` to 127.0.0.1:`port` (`[::1]:port` when `ipv6`) and returns the answer:
+    /// up to the end of a body whose `Content-Length` it gives (then this side closes first,
+    /// as a browser does), else everything until the peer closes (5 s read bound).
     public static func exchange(port: Int, ipv6: Bool = false, _ request: String) throws -> String {
         let descriptor = try ipv6 ? connect6(port) : connect(port)
         defer { close(descriptor) }
         _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
         var reply = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
+        while !isComplete(reply) {
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count <= 0 { break }
             reply += buffer[0..<count]
         }
         return String(decoding: reply, as: UTF8.self)
+    }
+
+    /// True when `reply` holds a head with a `Content-Length` and that many bytes of body.
+    private static func isComplete(_ reply: [UInt8]) -> Bool {
+        let text = String(decoding: reply, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n"),
+            let length = text[..<end.lowerBound].split(separator: "\r\n").lazy.compactMap({ line -> Int? in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                return Int(parts[1].trimmingCharacters(in: .whitespaces))
+            }).first
+        else { return false }
+        return text.utf8.count - text[..<end.upperBound].utf8.count >= length
     }
 
     private static func connect(_ port: Int) throws -> Int32 {

@@ -52,7 +52,10 @@ public struct LoopbackRedirect: Sendable, Equatable, CustomStringConvertible {
         let usage =
             "--redirect-uri must be a loopback http URI such as http://127.0.0.1:8400/callback "
             + "(host 127.0.0.1, [::1] or localhost; RFC 8252 §7.3)"
-        guard text.count <= Self.maximumLength, text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }),
+        guard text.count <= Self.maximumLength else {
+            throw .invalidRequest("--redirect-uri is longer than \(Self.maximumLength) characters")
+        }
+        guard text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }),
             !text.contains("\\"), let components = URLComponents(string: text), components.scheme?.lowercased() == "http",
             let rawHost = components.host?.lowercased()
         else { throw .invalidRequest(usage) }
@@ -72,7 +75,32 @@ public struct LoopbackRedirect: Sendable, Equatable, CustomStringConvertible {
         guard path.hasPrefix("/"), !path.hasPrefix("/start/") else {
             throw .invalidRequest("--redirect-uri's path must not start with /start/ (vault's sign-in link uses it)")
         }
+        // A browser rewrites these before it sends the redirect, so the listener would never
+        // see the path as registered: `.` and `..` segments, and escapes of characters that
+        // need none (`%73tart` is `start`).
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !segments.contains(where: { $0 == "." || $0 == ".." || $0.lowercased() == "%2e" || $0.lowercased() == "%2e%2e" }),
+            !Self.escapesUnreservedCharacter(path)
+        else {
+            throw .invalidRequest("--redirect-uri's path must have no . or .. segment and no %-escape of a letter, digit, -, ., _ or ~")
+        }
         self.init(host: host, port: port, path: path, given: text)
+    }
+
+    /// True when `path` has a %-escape of an unreserved character (RFC 3986 §2.3), which
+    /// browsers decode.
+    private static func escapesUnreservedCharacter(_ path: String) -> Bool {
+        let bytes = Array(path.utf8)
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "%") && index + 2 < bytes.count {
+            guard let value = UInt8(String(decoding: bytes[index + 1...index + 2], as: UTF8.self), radix: 16) else { continue }
+            let scalar = Unicode.Scalar(value)
+            if ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || "-._~".unicodeScalars.contains(scalar)
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// The URI, once the listener is bound to `boundPort`: as given, or

@@ -91,6 +91,9 @@ public final class LoopbackRedirectListener: Sendable {
         let inbox = CallbackInbox(state: state, redirect: redirect, names: names, refused: refused)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 16)
+            // A port whose earlier connections linger in TIME_WAIT can be listened on again
+            // (never one another socket listens on: Linux refuses that with or without it).
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 // Before the connection is registered, so nothing of it is read until its owner is known.
                 NIOThreadPool.singleton.runIfActive(eventLoop: channel.eventLoop) {
@@ -129,6 +132,10 @@ public final class LoopbackRedirectListener: Sendable {
             return LoopbackRedirectListener(port: port, channel: channel, companion: companion, inbox: inbox)
         } catch let error as AuthError {
             throw error
+        } catch let error as IOError where error.errnoCode == EACCES && redirect.port != nil {
+            throw .unavailable(
+                "only root may listen on port \(redirect.port ?? 0) (below 1024), the port of the redirect URI \(redirect); "
+                    + "register one with a higher port")
         } catch let error as IOError where error.errnoCode == EADDRINUSE && redirect.port != nil {
             throw .unavailable(
                 "port \(redirect.port ?? 0) of \(address) is in use by another program, so the sign-in cannot listen at its redirect URI "
@@ -441,9 +448,17 @@ private final class CallbackHandler: ChannelInboundHandler {
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             written()
-            channel.close(promise: nil)
+            // The browser closes first (the answer says `Connection: close`; its FIN closes
+            // this channel), so the TIME_WAIT that follows a connection stays on its side:
+            // on this side it would hold a fixed redirect URI's port for a minute, and the
+            // next sign-in there could not listen. A client that keeps the connection open
+            // is closed after a moment.
+            channel.eventLoop.scheduleTask(in: Self.closeGrace) { channel.close(promise: nil) }
         }
     }
+
+    /// How long a client may keep a connection open after its answer.
+    static let closeGrace = TimeAmount.seconds(3)
 
     /// The cookies of every `Cookie` header (RFC 6265 §5.4: `name=value` pairs separated by `; `).
     static func cookies(_ headers: HTTPHeaders) -> [(name: String, value: String)] {

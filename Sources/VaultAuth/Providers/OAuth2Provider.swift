@@ -17,9 +17,9 @@ import VaultStore
 /// ID tokens are kept only once ``idTokenVerifier`` accepted them (none: they are dropped).
 ///
 /// Errors (§5.2): `invalid_grant` is `.authentication` (the refresh token or the password
-/// is no good: log in again), and so is any 400 or 401 to a refresh, whatever its body;
-/// otherwise `invalid_client` and the other client-side codes are `.configuration`; 5xx
-/// and 429 are `.server`, timeouts `.network`. `expires_in` is
+/// is no good: log in again), and so is a 400 or 401 to a refresh that names no error;
+/// `invalid_client` and the other client-side codes are `.configuration`; 5xx and 429 are
+/// `.server` whatever their body, timeouts `.network`. `expires_in` is
 /// relative, so no clock correction is needed; so is `refresh_expires_in`, kept as the
 /// refresh token's expiry when a provider sends it (Keycloak does).
 public struct OAuth2Provider: AuthProvider {
@@ -115,7 +115,7 @@ public struct OAuth2Provider: AuthProvider {
     }
 
     /// Posts the refresh_token grant; ``AuthError/authentication(_:providerCode:remedy:)`` without a refresh token,
-    /// or on a 400 or 401 (``classifyRefusedRefresh(_:)``). See ``AuthProvider/refresh(_:)``.
+    /// or when the refresh token is refused (``classifyRefusedRefresh(_:)``). See ``AuthProvider/refresh(_:)``.
     public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken?.utf8String else {
             throw .authentication("there is no refresh token")
@@ -293,21 +293,28 @@ public struct OAuth2Provider: AuthProvider {
         return try? lifetime(value, status: 200)
     }
 
-    /// The error for a non-2xx answer to a refresh: a 400 or 401, whatever its body, is a
-    /// refused refresh token, ``AuthError/authentication(_:providerCode:remedy:)`` with the
-    /// provider's code if it sent one. RFC 6749 §5.2 says `invalid_grant`, but providers
-    /// answer a revoked, rotated-away or expired refresh token with a bare 400 (Glewlwyd's
-    /// empty body) or a 401; treating that as server trouble kept dead tokens and said the
-    /// account was usable. Anything else is as ``classify(_:endpoint:)`` says (5xx stays a
-    /// server error, and the tokens are kept).
+    /// The error for a non-2xx answer to a refresh. A 400 or 401 that names no error (an
+    /// empty body, or JSON without `error`) is a refused refresh token, as `invalid_grant` is:
+    /// ``AuthError/authentication(_:providerCode:remedy:)``. RFC 6749 §5.2 says `invalid_grant`,
+    /// but Glewlwyd answers a revoked, rotated-away or expired refresh token with an empty
+    /// 400; read as server trouble, that kept dead tokens and called the account usable. A
+    /// code that blames something else keeps the session (`invalid_client`,
+    /// `unauthorized_client`: the client; `temporarily_unavailable`: the server, transient),
+    /// and so does a page that is not JSON (a proxy's): as ``classify(_:endpoint:)`` says.
     package static func classifyRefusedRefresh(_ response: HTTPResponse) -> AuthError {
         let error = classify(response)
         guard response.status == 400 || response.status == 401 else { return error }
-        if case .authentication = error { return error }
-        let code = error.providerCode
-        return .authentication(
-            "the token endpoint refused the refresh token (HTTP \(response.status)\(code.map { ", \($0)" } ?? ", no error code"))",
-            providerCode: code)
+        let blank = response.body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        switch error.providerCode {
+        case "temporarily_unavailable":
+            // Transient, whatever the status: the tokens are kept and a later try may work.
+            return .network("the token endpoint is temporarily unavailable (HTTP \(response.status), temporarily_unavailable)")
+        case nil where blank || object != nil:
+            return .authentication("the token endpoint refused the refresh token (HTTP \(response.status), no error code)")
+        default:
+            return error
+        }
     }
 
     /// The error for a non-2xx response of `endpoint` (RFC 6749 §5.2; RFC 7009 and RFC 8628 use the same errors).
@@ -318,7 +325,10 @@ public struct OAuth2Provider: AuthProvider {
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         let code = (object?["error"] as? String).map { TextEscaping.escaped(String($0.prefix(80))) }
         let detail = (object?["error_description"] as? String).map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
-        switch code {
+        // A 5xx or 429 is the server's trouble whatever its body says: stored tokens are never
+        // dropped for it.
+        let serverTrouble = response.status >= 500 || response.status == 429
+        switch serverTrouble ? nil : code {
         case "invalid_grant":
             return .authentication("\(endpoint) answered invalid_grant\(detail)", providerCode: "invalid_grant")
         case "invalid_client":
@@ -330,7 +340,7 @@ public struct OAuth2Provider: AuthProvider {
             return .configuration(
                 "the OAuth client was rejected or may not use this grant (unauthorized_client\(detail))",
                 providerCode: "unauthorized_client", remedy: .checkClient)
-        case .some(let code) where response.status < 500 && response.status != 429:
+        case .some(let code):
             return .configuration("\(endpoint) answered \(code)\(detail)", providerCode: code)
         default:
             let retry = response.header("Retry-After").map { " (retry after \(TextEscaping.escaped(String($0.prefix(40)))) s)" } ?? ""

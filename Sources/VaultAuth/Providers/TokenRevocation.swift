@@ -7,8 +7,8 @@ import VaultStore
 extension OAuth2Provider {
     /// Tells the provider to revoke `token` (RFC 7009 §2.1) at ``revocationURL``, with the
     /// client's authentication; `hint` is `refresh_token` or `access_token`. A 200 is
-    /// success (the token is dead, or was unknown: §2.2). A 4xx other than 408 and 429 is a
-    /// refusal, `.server` with its status (providers that revoke only for clients that
+    /// success (the token is dead, or was unknown: §2.2). A 400, 401 or 403 is a refusal,
+    /// `.server` with its status (providers that revoke only for clients that
     /// authenticate answer a public client with a 401); anything else is the error
     /// ``classify(_:endpoint:)`` gives, and nil ``revocationURL`` is `.configuration`.
     public func revoke(_ token: Secret, hint: String) async throws(AuthError) {
@@ -17,7 +17,7 @@ extension OAuth2Provider {
         let response = try await clientPost(revocationURL, [("token", text), ("token_type_hint", hint)])
         guard response.status == 200 else {
             let error = Self.classify(response, endpoint: "the revocation endpoint")
-            guard (400..<500).contains(response.status), response.status != 408, response.status != 429 else { throw error }
+            guard [400, 401, 403].contains(response.status) else { throw error }
             let code = error.providerCode.map { ", \($0)" } ?? ""
             throw .server(status: response.status, message: "the provider refused to revoke the token (HTTP \(response.status)\(code))")
         }

@@ -149,7 +149,7 @@ struct LoginCommand: AsyncParsableCommand {
             settings.revocationURL = revocationURL
             if let redirectURI {
                 guard grant == .authorizationCode else {
-                    throw .invalidRequest("--redirect-uri is for a sign-in through the browser, not with --device or a password")
+                    throw .invalidRequest("--redirect-uri is for a sign-in through the browser (--grant authorization-code), not \(grant.rawValue)")
                 }
                 _ = try LoopbackRedirect(parsing: redirectURI)
                 settings.redirectURI = redirectURI

@@ -66,10 +66,10 @@ struct LogoutCommand: AsyncParsableCommand {
     }
 
     /// The one line a logout whose revocation failed ends with (exit 5): the provider refused
-    /// (a 4xx: its status and code), or could not be told; either way the tokens stay valid there.
+    /// (a 400, 401 or 403: its status and code), or could not be told; either way the tokens stay valid there.
     static func revocationFailed(_ failure: AuthError, server: String, account: String) -> String {
         let done = "logged out of \(server) as \(account) here"
-        if case .server(let status, let message) = failure, (400..<500).contains(status), status != 408, status != 429 {
+        if case .server(let status, let message) = failure, [400, 401, 403].contains(status) {
             return "\(done), but \(message); the tokens stay valid there until they expire"
         }
         return "\(done), but the provider could not be told to revoke the tokens (\(failure.commandLineMessage)); "

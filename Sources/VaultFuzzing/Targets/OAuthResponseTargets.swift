@@ -126,23 +126,26 @@ enum OAuthResponseTargets {
             switch oauth {
             case .authentication(_, let code, _):
                 try require(code == "invalid_grant" && object?["error"] as? String == "invalid_grant", "authentication error without invalid_grant")
+                try require(status < 500 && status != 429, "a \(status) became an authentication error")
             case .configuration:
                 try require(object?["error"] is String, "configuration error without an error code")
-                try require(
-                    status < 500 && status != 429 || object?["error"] as? String == "invalid_client", "a \(status) became a configuration error")
+                try require(status < 500 && status != 429, "a \(status) became a configuration error")
             case .server(let shown, _):
                 try require(shown == status, "server error names \(shown), not \(status)")
             default:
                 throw InvariantViolation("OAuth error response became \(oauth)")
             }
-            // A refresh: 400 and 401 are always a refused refresh token; others as classify says.
+            // A refresh: a 400 or 401 naming no error (empty, or JSON without one) is a refused
+            // refresh token; temporarily_unavailable is the server's; others as classify says.
             let refresh = OAuth2Provider.classifyRefusedRefresh(response)
             try require(
                 TerminalSafety.isSafe(refresh.description), "refresh error shows a control character: \(refresh.description.debugDescription)")
-            if status == 400 || status == 401 {
-                guard case .authentication(_, let code, _) = refresh, code == oauth.providerCode else {
-                    throw InvariantViolation("a \(status) to a refresh became \(refresh)")
-                }
+            let blank = body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+            let named = object?["error"] as? String
+            if (status == 400 || status == 401) && oauth.providerCode == nil && (blank || object != nil) {
+                guard case .authentication(_, nil, _) = refresh else { throw InvariantViolation("a \(status) naming no error became \(refresh)") }
+            } else if (status == 400 || status == 401) && named == "temporarily_unavailable" {
+                try require(refresh.isTransient, "temporarily_unavailable to a refresh became \(refresh)")
             } else {
                 try require(refresh == oauth, "a \(status) to a refresh became \(refresh), not \(oauth)")
             }
