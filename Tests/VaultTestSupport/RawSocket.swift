@@ -47,39 +47,30 @@ public enum RawSocket {
     }
 
     private static func connect(_ port: Int) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Refused() }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw Refused()
-        }
-        return descriptor
+        return try connect(family: AF_INET, to: address)
     }
 
     private static func connect6(_ port: Int) throws -> Int32 {
-        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Refused() }
         var address = sockaddr_in6()
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_port = in_port_t(UInt16(port).bigEndian)
         address.sin6_addr = in6addr_loopback
+        return try connect(family: AF_INET6, to: address)
+    }
+
+    /// A TCP socket of `family` connected to `address` (a `sockaddr_in` or `sockaddr_in6`),
+    /// with a 5 s read bound; `Refused` when nothing accepts.
+    private static func connect<Address>(family: Int32, to address: Address) throws -> Int32 {
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw Refused() }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-            }
+        let connected = withUnsafeBytes(of: address) {
+            Glibc.connect(descriptor, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<Address>.size))
         }
         guard connected == 0 else {
             close(descriptor)
