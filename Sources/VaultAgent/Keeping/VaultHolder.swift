@@ -82,17 +82,23 @@ final class VaultHolder: Sendable {
     }
 
     /// The store, reopened from the key cache when the vault is locked (one attempt at a
-    /// time, shared by every caller); nil when it stays locked.
+    /// time, shared by every caller); nil when it stays locked. A caller that joined an
+    /// attempt already under way, which failed, makes one of its own: that attempt may have
+    /// read the key cache before the caller's `vault unlock` filled it (a busy machine
+    /// declined a token as locked right after the unlock).
     func availableStore() async -> (store: any SecureStore, generation: Int)? {
-        if let current = current() { return current }
-        let task: Task<Bool, Never> = state.withLock { state in
-            if let running = state.reopening { return running }
-            let generation = state.generation
-            let task = Task { await self.reopen(ifStill: generation) }
-            state.reopening = task
-            return task
+        for _ in 0..<2 {
+            if let current = current() { return current }
+            let (task, joined): (Task<Bool, Never>, Bool) = state.withLock { state in
+                if let running = state.reopening { return (running, true) }
+                let generation = state.generation
+                let task = Task { await self.reopen(ifStill: generation) }
+                state.reopening = task
+                return (task, false)
+            }
+            _ = await task.value
+            if !joined { break }
         }
-        _ = await task.value
         return current()
     }
 
