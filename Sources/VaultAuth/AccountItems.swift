@@ -56,6 +56,11 @@ public struct AccountItems: Sendable {
     /// Deletes the password item; succeeds when there is none.
     public func removePassword() async throws(AuthError) { try await remove(.password) }
 
+    /// The stored login settings, or nil (none, or an item that cannot be read as settings).
+    public func loadSettings() async throws(AuthError) -> LoginSettings? {
+        try await loadSettingsData().flatMap(LoginSettings.decode)
+    }
+
     /// The stored secret of kind `.settings` (a JSON document), or nil.
     public func loadSettingsData() async throws(AuthError) -> [UInt8]? { try await load(.settings)?.secret.bytes }
 

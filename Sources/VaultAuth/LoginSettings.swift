@@ -81,6 +81,9 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
     /// The name and e-mail address of a first Sign in with Apple, kept until the caller marks
     /// the registration done (``AuthSession/markRegistered()``).
     public var pendingProfile: PendingProfile?
+    /// The options the last `vault login` was given, which `vault login SERVER ACCOUNT`
+    /// reuses (nil: settings an older vault kept; ``loginOptionsToReuse``).
+    public var loginOptions: KeptLoginOptions?
     /// The stored credentials a silent login saw rejected, remembered by ``SilentReauthenticator``
     /// (a salted fingerprint, never the password); part of the settings so that every write
     /// of the item keeps it.
@@ -134,7 +137,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         /// The keys of the stored JSON document, one per property.
         case provider, serverURL, tokenURL, clientID, clientSecret, clientAuthentication, grant, scope
         case issuer, authorizationURL, deviceURL, revocationURL, jwksURL, endSessionURL, redirectURI
-        case apple, pendingProfile, rejection
+        case apple, pendingProfile, rejection, loginOptions
     }
 
     /// The stored form keeps the client secret as a string (the whole document is the
@@ -159,6 +162,7 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         try container.encodeIfPresent(apple, forKey: .apple)
         try container.encodeIfPresent(pendingProfile, forKey: .pendingProfile)
         try container.encodeIfPresent(rejection, forKey: .rejection)
+        try container.encodeIfPresent(loginOptions, forKey: .loginOptions)
     }
 
     /// Decodes the stored form, wrapping the client secret in a `Secret` again; throws `DecodingError` when
@@ -184,6 +188,8 @@ public struct LoginSettings: Sendable, Equatable, Codable, CustomStringConvertib
         pendingProfile = try container.decodeIfPresent(PendingProfile.self, forKey: .pendingProfile)
         // A rejection that cannot be read is forgotten, not a reason to lose the settings.
         rejection = (try? container.decodeIfPresent(CredentialRejection.self, forKey: .rejection)) ?? nil
+        // So are options that cannot be read: the next login is then told them again.
+        loginOptions = (try? container.decodeIfPresent(KeptLoginOptions.self, forKey: .loginOptions)) ?? nil
     }
 
     /// Settings for a Sign in with Apple account of `serverURL` (the app's own API): Apple's

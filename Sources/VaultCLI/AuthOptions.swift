@@ -110,13 +110,9 @@ struct AuthOptions: ParsableArguments, SessionOptions {
             try session.checkLockDirectory()
             result = .success(try await body(session))
         } catch {
-            // Named, so that "run vault login" says exactly what to run (``LoginHint``).
-            let normalized = ServerName.normalized(server)
-            if error.remedy != nil {
-                let settings = try? await AccountStatus.read(session.items).settings
-                LoginHint.record(settings, server: normalized, account: account)
-            }
-            result = .failure(error.naming(server: normalized, account: account))
+            // Named, so that "run vault login" says exactly what to run: `vault login SERVER
+            // ACCOUNT`, which signs in again with the account's kept options.
+            result = .failure(error.naming(server: ServerName.normalized(server), account: account))
         }
         await transport.shutdown(waitingAtMost: .seconds(1))
         return try result.get()
@@ -196,6 +192,18 @@ extension SessionOptions {
 
     /// Runs `body` with a session on the selected store for the account named, or the only
     /// one logged in (``resolvedNames(in:)``); shuts the HTTP client down after.
+    /// ``withSession(_:interactive:_:)`` over a store opened already: `vault login`'s,
+    /// which reads the account's kept options first. The account must be named.
+    func withSession<T: Sendable>(
+        opened secureStore: any SecureStore, _ store: some StoreConfigurable, interactive: Bool = false,
+        _ body: (AuthSession) async throws(AuthError) -> T
+    ) async throws(AuthError) -> T {
+        let requestTimeout = try exchangeTimeout(interactive: interactive)
+        try AuthOptions.checkServer(server, account: account)
+        return try await AuthOptions.withSession(
+            server: server, account: account, requestTimeout: requestTimeout, secureStore: secureStore, options: store, body)
+    }
+
     func withSession<T: Sendable>(
         _ store: some StoreConfigurable, interactive: Bool = false, _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {

@@ -114,7 +114,7 @@ struct GlewlwydCLITests {
         }
     }
 
-    @Test("a refresh token rotated away gets an empty 400: the session has ended, with the exact vault login; status needs login")
+    @Test("a refresh token rotated away gets an empty 400: the session has ended; the hint's vault login signs in again as before")
     func deadRefreshTokenEndsTheSession() async throws {
         try await withGlewlwyd(accessTTL: 4) { glewlwyd, fixture in
             #expect(try await login(glewlwyd, fixture).status == 0)
@@ -133,13 +133,23 @@ struct GlewlwydCLITests {
             #expect(request.status == 3, "\(request.err)")
             #expect(
                 request.err.contains(
-                    "the session has ended; run vault login \(glewlwyd.base) alice --provider oidc --issuer \(glewlwyd.issuer) "
-                        + "--client-id vault-cli --redirect-uri \(glewlwyd.redirectURI) "
+                    "the session has ended; run vault login \(glewlwyd.base) alice "
                         + "(the token endpoint refused the refresh token (HTTP 400, no error code))"),
                 "\(request.err)")
             let status = try await fixture.vault(["status"])
             #expect(status.out.contains("\(glewlwyd.base) alice: needs vault login"), "\(status.out)")
             #expect(try storedRefreshToken(glewlwyd, fixture) == nil, "the dead refresh token is forgotten")
+            // Back in with the hint's command: the provider, issuer, client and the one
+            // redirect URI Glewlwyd accepts are the kept ones.
+            let again = try await fixture.vault(
+                ["login", glewlwyd.base, "alice"], env: glewlwyd.browserEnvironment(log: "\(fixture.dir)/browser-again.log"))
+            #expect(again.status == 0, "\(again.err)")
+            #expect(
+                again.err.contains(
+                    "signing in as at the last login: --provider oidc --issuer \(glewlwyd.issuer) --client-id vault-cli "
+                        + "--redirect-uri \(glewlwyd.redirectURI)\n"), "\(again.err)")
+            let userinfo = try await fixture.vault(["request", glewlwyd.base, "alice", "/api/oidc/userinfo"])
+            #expect(userinfo.status == 0 && userinfo.out.contains("alice@example.com"), "\(userinfo.out) \(userinfo.err)")
         }
     }
 

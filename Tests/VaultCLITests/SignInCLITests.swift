@@ -275,7 +275,7 @@ struct BrowserSignInCLITests {
     }
 
     @Test(
-        "a bare 400 or 401 to a browser account's refresh ends the session: exit 3 with the exact vault login, status needs login",
+        "a bare 400 or 401 to a browser account's refresh ends the session: exit 3, status needs login; the hint signs in again",
         arguments: [RefreshFaultMode.emptyStatus400, .emptyStatus401])
     func bareRefusalEndsTheSession(mode: RefreshFaultMode) async throws {
         try await withSignInFixture(accessTTL: 1) { fixture in
@@ -287,17 +287,22 @@ struct BrowserSignInCLITests {
             #expect(request.status == 3, "\(request.err)")
             #expect(
                 request.err.contains(
-                    "the session has ended; run vault login \(fixture.url) alice --provider oidc --issuer \(fixture.url) --client-id cli "
-                        + "(the token endpoint refused the refresh token"),
+                    "the session has ended; run vault login \(fixture.url) alice (the token endpoint refused the refresh token"),
                 "\(request.err)")
             let status = try await fixture.auth.vault(["status"])
             #expect(status.out.contains("\(fixture.url) alice: needs vault login"), "\(status.out)")
             // The dead refresh token is forgotten: the next command does not offer it again.
             let token = try await fixture.auth.vault(["token", "--server", fixture.url, "--account", "alice"])
             #expect(
-                token.status == 3 && token.err.contains("the session has ended; run vault login \(fixture.url) alice --provider oidc"),
+                token.status == 3 && token.err.contains("the session has ended; run vault login \(fixture.url) alice"),
                 "\(token.err)")
             #expect(fixture.server.stats.refreshAttempts == 1 && fixture.server.stats.logins == 0)
+            // The hint's command, as printed, signs in again through the browser.
+            let hint = try #require(token.err.firstMatch(of: #/run (vault login \S+ alice)/#)?.1)
+            #expect(hint == "vault login \(fixture.url) alice")
+            let again = try await fixture.auth.vault(["login", fixture.url, "alice"], env: fixture.browserEnvironment())
+            #expect(again.status == 0 && again.err.contains("logged in to \(fixture.url) as alice"), "\(again.err)")
+            #expect(try await fixture.auth.request().status == 0)
         }
     }
 

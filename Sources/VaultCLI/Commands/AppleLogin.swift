@@ -33,7 +33,7 @@ struct AppleLoginOptions: ParsableArguments {
 extension LoginCommand {
     /// `vault login --provider apple`: the app's authorization code from stdin, exchanged
     /// with a client secret signed by the developer's key.
-    func signInWithApple() async throws(AuthError) {
+    func signInWithApple(_ secureStore: any SecureStore) async throws(AuthError) {
         guard let clientID, !clientID.isEmpty else { throw .invalidRequest("--provider apple needs --client-id") }
         let base = apple.appleURL ?? AppleSettings.defaultBaseURL
         guard let baseURL = URL(string: base), baseURL.host != nil else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: base))") }
@@ -60,10 +60,11 @@ extension LoginCommand {
         let server = ServerName.normalized(auth.server)
         let profile = PendingProfile(name: apple.name, email: apple.email)
         let codeWait = try auth.validatedTimeout()
-        let tokens = try await auth.withSession(store) { session throws(AuthError) -> TokenSet in
+        let tokens = try await auth.withSession(opened: secureStore, store) { session throws(AuthError) -> TokenSet in
             let key = try await privateKey(session: session)
-            let settings = LoginSettings.apple(
+            var settings = LoginSettings.apple(
                 serverURL: server, clientID: clientID, apple: AppleSettings(teamID: teamID, keyID: keyID, privateKey: key, baseURL: base))
+            settings.loginOptions = keptOptions
             // The key is checked before the code is read, so a bad key never wastes a code.
             _ = try await AppleClientSecret(clientID: clientID, settings: settings.apple!).current()
             let code = try readAuthorizationCode(within: codeWait)

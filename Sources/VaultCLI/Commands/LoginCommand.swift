@@ -33,6 +33,10 @@ struct LoginCommand: AsyncParsableCommand {
             stderr). Such accounts store no password: when the refresh token dies, run vault \
             login again.
 
+            Each login keeps the options it was given with the account (of the client secret \
+            only its file), so vault login SERVER ACCOUNT alone signs in again the same way; \
+            options given then override the kept ones and are kept.
+
               printf %s "$PW" | vault login https://auth.example.com alice
               vault login https://api.example.com svc --provider oauth2 \\
                   --token-url https://auth.example.com/oauth/token --client-id svc \\
@@ -60,7 +64,7 @@ struct LoginCommand: AsyncParsableCommand {
             reference (the reference auth API), oauth2 (endpoints given one by one), oidc (OpenID Connect discovery) or \
             apple (Sign in with Apple: the app's authorization code, read from stdin, exchanged here).
             """)
-    var provider: LoginSettings.ProviderKind = .reference
+    var provider: LoginSettings.ProviderKind?
     @Option(help: ArgumentHelp("The OpenID Connect issuer, whose metadata names the endpoints (--provider oidc).", valueName: "url"))
     var issuer: String?
     @Option(help: ArgumentHelp("OAuth 2.0 authorization endpoint (browser sign-in).", valueName: "url"))
@@ -75,8 +79,8 @@ struct LoginCommand: AsyncParsableCommand {
     var clientID: String?
     @Option(help: ArgumentHelp("Read the OAuth 2.0 client secret from this file ('-' for stdin).", valueName: "path"))
     var clientSecretFile: String?
-    @Option(help: "How the client authenticates: basic (HTTP Basic) or form.")
-    var clientAuth: LoginSettings.ClientAuthentication = .basic
+    @Option(help: "How the client authenticates: basic (HTTP Basic, the default) or form.")
+    var clientAuth: LoginSettings.ClientAuthentication?
     @Option(
         help: """
             password, client-credentials, authorization-code (browser) or device; default: authorization-code for oidc \
@@ -122,43 +126,63 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingAuthErrors { () async throws(AuthError) in
+            // What the options alone put on stdin is refused before the store may read its
+            // passphrase there; what the kept options add, once they are known.
             try checkStandardInput()
-            if provider == .apple || apple.isGiven {
-                guard provider == .apple else { throw .invalidRequest("--team-id, --key-id and the other Apple options need --provider apple") }
-                return try await signInWithApple()
+            try AuthOptions.checkServer(auth.server, account: auth.account)
+            let secureStore = try AuthOptions.openStore(store)
+            let items = AccountItems(store: secureStore, server: ServerName.normalized(auth.server), account: auth.account)
+            let kept = try await items.loadSettings()
+            var command = self
+            let reused = command.adopt(kept)
+            try command.checkStandardInput()
+            if reused, let words = command.keptOptions.words, !words.isEmpty {
+                Terminal.note("signing in as at the last login: \(words)")
             }
-            let clientSecret = try readClientSecret()
-            let grant = resolvedGrant
-            if provider == .reference && (grant != .password || issuer != nil || authorizationURL != nil) {
-                throw .invalidRequest("--issuer, --authorization-url, --device and --grant need --provider oidc or oauth2")
+            try await command.logIn(secureStore, keptSecret: reused ? kept?.clientSecret : nil)
+        }
+    }
+
+    /// Signs in with these options over the opened store; `keptSecret` is the client secret
+    /// the account's last login kept, used when no file names one.
+    private func logIn(_ secureStore: any SecureStore, keptSecret: Secret?) async throws(AuthError) {
+        let provider = self.provider ?? .reference
+        if provider == .apple || apple.isGiven {
+            guard provider == .apple else { throw .invalidRequest("--team-id, --key-id and the other Apple options need --provider apple") }
+            return try await signInWithApple(secureStore)
+        }
+        let clientSecret = try readClientSecret() ?? (provider == .reference ? nil : keptSecret)
+        let grant = resolvedGrant
+        if provider == .reference && (grant != .password || issuer != nil || authorizationURL != nil) {
+            throw .invalidRequest("--issuer, --authorization-url, --device and --grant need --provider oidc or oauth2")
+        }
+        if device, let grant = self.grant, grant != .device {
+            throw .invalidRequest("--device and --grant \(grant.rawValue) contradict each other")
+        }
+        for url in [tokenURL, authorizationURL, deviceURL, revocationURL, issuer].compactMap({ $0 }) {
+            guard let parsed = URL(string: url), parsed.host != nil else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: url))") }
+            try URLPolicy.check(parsed)
+        }
+        var settings = LoginSettings(
+            provider: provider, serverURL: ServerName.normalized(auth.server), tokenURL: tokenURL,
+            clientID: clientID, clientSecret: clientSecret, clientAuthentication: clientAuth ?? .basic,
+            grant: provider == .reference ? .password : grant,
+            scope: provider == .oidc ? LoginSettings.openIDScope(scope ?? Self.defaultOpenIDScope) : scope)
+        settings.authorizationURL = authorizationURL
+        settings.deviceURL = deviceURL
+        settings.revocationURL = revocationURL
+        settings.loginOptions = keptOptions
+        if let redirectURI {
+            guard grant == .authorizationCode else {
+                throw .invalidRequest("--redirect-uri is for a sign-in through the browser (--grant authorization-code), not \(grant.rawValue)")
             }
-            if device, let grant = self.grant, grant != .device {
-                throw .invalidRequest("--device and --grant \(grant.rawValue) contradict each other")
-            }
-            for url in [tokenURL, authorizationURL, deviceURL, revocationURL, issuer].compactMap({ $0 }) {
-                guard let parsed = URL(string: url), parsed.host != nil else { throw .invalidRequest("not a URL: \(URLPolicy.redacted(text: url))") }
-                try URLPolicy.check(parsed)
-            }
-            var settings = LoginSettings(
-                provider: provider, serverURL: ServerName.normalized(auth.server), tokenURL: tokenURL,
-                clientID: clientID, clientSecret: clientSecret, clientAuthentication: clientAuth,
-                grant: provider == .reference ? .password : grant,
-                scope: provider == .oidc ? LoginSettings.openIDScope(scope ?? Self.defaultOpenIDScope) : scope)
-            settings.authorizationURL = authorizationURL
-            settings.deviceURL = deviceURL
-            settings.revocationURL = revocationURL
-            if let redirectURI {
-                guard grant == .authorizationCode else {
-                    throw .invalidRequest("--redirect-uri is for a sign-in through the browser (--grant authorization-code), not \(grant.rawValue)")
-                }
-                _ = try LoopbackRedirect(parsing: redirectURI)
-                settings.redirectURI = redirectURI
-            }
-            if provider == .oidc || settings.isInteractive {
-                try await signIn(settings)
-            } else {
-                try await logIn(settings)
-            }
+            _ = try LoopbackRedirect(parsing: redirectURI)
+            settings.redirectURI = redirectURI
+        }
+        if provider == .oidc || settings.isInteractive {
+            try await signIn(settings, secureStore)
+        } else {
+            try await logIn(settings, secureStore)
         }
     }
 
@@ -175,7 +199,7 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     /// The password and client-credentials grants, and the reference API.
-    private func logIn(_ settings: LoginSettings) async throws(AuthError) {
+    private func logIn(_ settings: LoginSettings, _ secureStore: any SecureStore) async throws(AuthError) {
         if provider == .oauth2 && (tokenURL == nil || clientID == nil) {
             throw .invalidRequest("--provider oauth2 needs --token-url and --client-id")
         }
@@ -183,7 +207,7 @@ struct LoginCommand: AsyncParsableCommand {
             throw .invalidRequest("stdin cannot carry both the client secret and the password")
         }
         let prompt = "Password for \(auth.account) at \(auth.server): "
-        _ = try await auth.withSession(store) { session throws(AuthError) in
+        _ = try await auth.withSession(opened: secureStore, store) { session throws(AuthError) in
             // Read within the session: its lock directory is checked before the password is asked.
             var password: Secret?
             if settings.grant == .password {
@@ -201,7 +225,8 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     /// A person signs in: through the browser, or on another device.
-    private func signIn(_ requested: LoginSettings) async throws(AuthError) {
+    private func signIn(_ requested: LoginSettings, _ secureStore: any SecureStore) async throws(AuthError) {
+        let provider = requested.provider
         guard let clientID, !clientID.isEmpty else { throw .invalidRequest("--provider \(provider.rawValue) needs --client-id") }
         if provider == .oidc && issuer == nil { throw .invalidRequest("--provider oidc needs --issuer") }
         if provider == .oauth2 && tokenURL == nil { throw .invalidRequest("--provider oauth2 needs --token-url") }
@@ -215,7 +240,7 @@ struct LoginCommand: AsyncParsableCommand {
             presentDeviceCode: Self.presentDeviceCode,
             locked: { Interruption.committing() })
         Interruption.handle("the sign-in")
-        let tokens = try await auth.withSession(store, interactive: true) { session throws(AuthError) -> TokenSet in
+        let tokens = try await auth.withSession(opened: secureStore, store, interactive: true) { session throws(AuthError) -> TokenSet in
             try await session.signIn(with: request)
         }
         let who = tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:)).map { " (signed in: \($0.who))" } ?? ""
