@@ -322,10 +322,7 @@ public actor Agent: AgentServing {
         let items = AccountItems(store: store, server: account.server, account: account.account)
         do throws(AuthError) {
             guard try await items.loadTokens() != nil else {
-                return .failure(
-                    .authentication(
-                        "not logged in to \(account.server) as \(account.account)",
-                        remedy: .logIn(server: account.server, account: account.account)))
+                return .failure(.notLoggedIn(server: account.server, account: account.account))
             }
         } catch {
             return .failure(error)

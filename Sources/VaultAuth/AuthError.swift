@@ -38,6 +38,10 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Something of this machine that the request needs is taken: the port of the sign-in's
     /// redirect URI is in use by another program. Trying again once it is free may work.
     case unavailable(String)
+    /// The store holds no tokens of `account` on `server`: it never logged in, logged out, or
+    /// the name is mistyped. `nearby` is for the program to fill (the library leaves it
+    /// empty): the accounts logged in on that server, nearest first, for a "did you mean".
+    case notLoggedIn(server: String, account: String, nearby: [String] = [])
     /// Rejected tokens caused more refreshes than the ``RefreshWindow`` allows:
     /// the resource keeps answering 401 to new tokens, so refreshing again would not help.
     case excessiveRefresh(String)
@@ -56,6 +60,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .excessiveRefresh(let why): "authentication failed: \(why)"
         case .lockTimeout(let why): why
         case .unavailable(let why): why
+        case .notLoggedIn(let server, let account, _): "not logged in to \(server) as \(account)"
         }
     }
 
@@ -64,6 +69,7 @@ public enum AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .authentication(_, _, let remedy), .configuration(_, _, let remedy), .invalidRequest(_, let remedy): remedy
         case .interactionRequired(_, let server, let account): .logIn(server: server, account: account)
+        case .notLoggedIn(let server, let account, _): .logIn(server: server, account: account)
         default: nil
         }
     }

@@ -22,6 +22,9 @@ public enum AuthRemedy: Sendable, Equatable, CustomStringConvertible {
     case giveEndpoints
     /// This needs another kind of provider: one of `kinds`.
     case useProvider([LoginSettings.ProviderKind])
+    /// A browser sign-in went to the provider and never came back: the provider may have
+    /// refused the client id or the redirect URI (some accept only the one registered).
+    case checkRedirect
 
     /// Plain advice that names no program: "sign in again", "give the token URL".
     public var description: String {
@@ -33,6 +36,7 @@ public enum AuthRemedy: Sendable, Equatable, CustomStringConvertible {
         case .giveEndpoint(let setting, let grant): "give the \(setting.rawValue) setting or sign in with the \(grant.rawValue) grant"
         case .giveEndpoints: "give the provider's endpoints one by one (provider oauth2)"
         case .useProvider(let kinds): "use provider " + kinds.map(\.rawValue).joined(separator: " or ")
+        case .checkRedirect: "if the provider showed an error, check the client id and sign in with the redirect URI registered for it"
         }
     }
 }

@@ -124,12 +124,12 @@ public struct AuthSession: Sendable {
         return tokens.idToken?.utf8String.flatMap(IDTokenClaims.init(storedToken:))
     }
 
-    /// `.authentication` for an account that is not logged in, with the ``AuthRemedy/logIn(server:account:)`` remedy.
+    /// ``AuthError/notLoggedIn(server:account:nearby:)`` for this account.
     var notLoggedIn: AuthError {
-        .authentication("not logged in to \(items.server) as \(items.account)", remedy: .logIn(server: items.server, account: items.account))
+        .notLoggedIn(server: items.server, account: items.account)
     }
 
-    /// The stored settings, or `.authentication` (remedy ``AuthRemedy/logIn(server:account:)``) when there are none.
+    /// The stored settings, or ``AuthError/notLoggedIn(server:account:nearby:)`` when there are none.
     public func settings() async throws(AuthError) -> LoginSettings {
         guard let data = try await items.loadSettingsData(), let settings = LoginSettings.decode(data) else {
             throw notLoggedIn
@@ -173,6 +173,9 @@ public struct AuthSession: Sendable {
         public var settings: LoginSettings?
         /// The ID token the account had (the end-session request's `id_token_hint`).
         public var idToken: Secret?
+        /// Whether a password item of the account is still stored (a logout without
+        /// `forgetPassword` keeps it, for the next login).
+        public var passwordKept = false
     }
 
     /// Forgets the tokens and settings (and the password with `forgetPassword`). A Sign in with
@@ -199,6 +202,7 @@ public struct AuthSession: Sendable {
         }
         report.settings = settings
         report.idToken = tokens?.idToken
+        report.passwordKept = (try? await items.loadPassword()) != nil
         report.hadTokens = tokens != nil
         report.canRevoke = revoke && settings?.revocationURL != nil
         guard revoke, let settings, settings.revocationURL != nil, let tokens else { return report }

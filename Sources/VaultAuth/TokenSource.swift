@@ -265,8 +265,7 @@ public actor TokenSource {
     }
 
     private var notLoggedIn: AuthError {
-        .authentication(
-            "not logged in to \(account.server) as \(account.account)", remedy: .logIn(server: account.server, account: account.account))
+        .notLoggedIn(server: account.server, account: account.account)
     }
 
     /// Tries once more to store tokens an earlier save failed to store, over exactly the

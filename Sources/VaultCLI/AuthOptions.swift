@@ -112,7 +112,8 @@ struct AuthOptions: ParsableArguments, SessionOptions {
         } catch {
             // Named, so that "run vault login" says exactly what to run: `vault login SERVER
             // ACCOUNT`, which signs in again with the account's kept options.
-            result = .failure(error.naming(server: ServerName.normalized(server), account: account))
+            let named = error.naming(server: ServerName.normalized(server), account: account)
+            result = .failure(await AccountNotFound.explained(named, items: session.items))
         }
         await transport.shutdown(waitingAtMost: .seconds(1))
         return try result.get()

@@ -22,6 +22,8 @@ extension AuthError {
         switch (self, remedy) {
         case (.store(let error), _):
             return error.worded
+        case (.notLoggedIn(let server, let account, let nearby), _):
+            return AccountNotFound.message(server: server, account: account, nearby: nearby)
         case (.interactionRequired(let why, _, _), let remedy):
             return "the session has ended; \(Self.advice(remedy ?? .logIn(server: nil, account: nil))) (\(why))"
         case (.configuration, .giveSetting(let setting)?):
@@ -47,6 +49,8 @@ extension AuthError {
         case .giveEndpoint(let setting, _): "give \(flag(for: setting)) or sign in without --device"
         case .giveEndpoints: "give the endpoints with --provider oauth2"
         case .useProvider(let kinds): "use --provider " + kinds.map(\.rawValue).joined(separator: " or ")
+        case .checkRedirect:
+            "if the provider showed an error, check --client-id, and give the redirect URI registered with it (--redirect-uri)"
         }
     }
 

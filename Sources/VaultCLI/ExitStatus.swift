@@ -13,6 +13,7 @@ extension ExitStatus {
         case .store(let error): of(error)
         case .invalidRequest: usage
         case .lockTimeout, .unavailable: unavailable
+        case .notLoggedIn: notFound
         }
     }
 }

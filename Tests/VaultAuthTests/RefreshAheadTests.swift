@@ -132,11 +132,12 @@ struct RefreshAheadTests {
         #expect(try await f.account.loadTokens()?.accessToken == Secret("access-1"))
     }
 
-    @Test("not logged in: .authentication with the log-in remedy, nothing asked of the provider")
+    @Test("not logged in: .notLoggedIn with the log-in remedy, nothing asked of the provider")
     func notLoggedIn() async throws {
         let f = try await Fixture()
         try await f.account.removeTokens()
         let error = await caughtError { () async throws(AuthError) in try await f.source().refreshAhead() }
+        #expect(error == .notLoggedIn(server: "https://api.example.test", account: "ann"))
         #expect(error?.remedy == .logIn(server: "https://api.example.test", account: "ann"))
         #expect(f.provider.refreshCount == 0)
     }

@@ -227,7 +227,7 @@ struct RequesterStateMachineTests {
         let transport = FakeTransport { _ in HTTPResponse(status: 200) }
         let requester = f.requester(transport)
         let before = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
-        guard case .authentication(let why, _, _) = before, why.contains("not logged in") else {
+        guard case .notLoggedIn = before, before?.description.contains("not logged in") == true else {
             Issue.record("expected not logged in, got \(String(describing: before))")
             return
         }
@@ -373,12 +373,13 @@ struct RequesterStateMachineTests {
             account: AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "nobody"),
             provider: FakeProvider(clock: clock), transport: transport, clock: clock)
         let error = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
-        guard case .authentication(let why, _, let remedy) = error else {
-            Issue.record("expected .authentication, got \(String(describing: error))")
+        guard case .notLoggedIn(let server, let account, let nearby) = error else {
+            Issue.record("expected .notLoggedIn, got \(String(describing: error))")
             return
         }
-        #expect(why.contains("not logged in"))
-        #expect(remedy == .logIn(server: "https://api.example.test", account: "nobody"))
+        #expect(server == "https://api.example.test" && account == "nobody" && nearby.isEmpty)
+        #expect(error?.description == "not logged in to https://api.example.test as nobody")
+        #expect(error?.remedy == .logIn(server: "https://api.example.test", account: "nobody"))
         #expect(transport.requests.count == 0)
     }
 

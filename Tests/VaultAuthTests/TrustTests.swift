@@ -199,7 +199,7 @@ struct TrustTests {
             let error = await caughtError { () async throws(AuthError) in
                 try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!))
             }
-            guard case .authentication = error else {
+            guard case .notLoggedIn = error else {
                 Issue.record("expected not logged in, got \(String(describing: error))")
                 return
             }

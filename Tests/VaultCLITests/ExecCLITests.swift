@@ -161,7 +161,7 @@ struct ExecCLITests {
         }
     }
 
-    @Test("a missing item exits 1 and a failed login 3, one line each, and the command never runs")
+    @Test("a missing item or an account that is not logged in exits 1, one line each, and the command never runs")
     func nothingStartsWithoutItsValues() async throws {
         try await withAuthFixture { fixture in
             try await Self.saveSecret(fixture)
@@ -171,7 +171,9 @@ struct ExecCLITests {
             ])
             #expect(missing.status == 1 && missing.err.contains("no item") && missing.err.split(separator: "\n").count == 1, "\(missing.err)")
             let noLogin = try await fixture.vault(["exec", "--token", "T=alice@\(fixture.url)", "--", "/usr/bin/touch", marker])
-            #expect(noLogin.status == 3 && noLogin.err.split(separator: "\n").count == 1, "\(noLogin.err)")
+            #expect(
+                noLogin.status == 1 && noLogin.err == "vault: no account \"alice\" on \(fixture.url); vault login \(fixture.url) alice logs it in\n",
+                "\(noLogin.err)")
             #expect(!FileManager.default.fileExists(atPath: marker), "the command never ran")
             for result in [missing, noLogin] { #expect(!result.err.contains(Self.secret)) }
         }

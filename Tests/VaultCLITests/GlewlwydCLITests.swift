@@ -108,7 +108,14 @@ struct GlewlwydCLITests {
     func randomPortIsRefused() async throws {
         try await withGlewlwyd { glewlwyd, fixture in
             let login = try await login(glewlwyd, fixture, extra: ["--timeout", "3"])
-            #expect(login.status == 3 && login.err.contains("no sign-in arrived within 3 s"), "\(login.err)")
+            #expect(login.status == 3, "\(login.err)")
+            // What went wrong is named: the browser left for the provider and never came back.
+            let port = try #require(login.err.firstMatch(of: #/http:\/\/127\.0\.0\.1:([0-9]+)\/start\//#)?.1)
+            #expect(
+                login.err.hasSuffix(
+                    "vault: authentication failed: no sign-in arrived within 3 seconds: the browser went to the provider and never came back "
+                        + "to http://127.0.0.1:\(port)/callback; if the provider showed an error, check --client-id, and give the redirect "
+                        + "URI registered with it (--redirect-uri)\n"), "\(login.err)")
             let log = (try? String(contentsOfFile: "\(fixture.dir)/browser.log", encoding: .utf8)) ?? ""
             #expect(log.contains(#""step": "consent", "status": 403"#), "Glewlwyd's answer to another port: \(log)")
         }

@@ -216,12 +216,53 @@ struct BrowserSignInCLITests {
         }
     }
 
+    @Test("on a terminal, a line every 30 s says the browser sign-in is still awaited, and how long is left")
+    func remindersOnATerminal() async throws {
+        try await withSignInFixture { fixture in
+            // stderr is a pty; the browser does nothing; 33 s leave room for one reminder.
+            let script = #"""
+                import os, pty, select, subprocess, sys, time
+                master, slave = pty.openpty()
+                child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, close_fds=True)
+                os.close(slave)
+                seen, deadline = b"", time.time() + 120
+                while child.poll() is None and time.time() < deadline:
+                    if select.select([master], [], [], 0.2)[0]:
+                        try:
+                            seen += os.read(master, 4096)
+                        except OSError:
+                            break
+                code = child.wait(timeout=30)
+                sys.stdout.write(seen.decode("utf-8", "replace") + "exit=%d\n" % code)
+                """#
+            var environment = fixture.auth.env.merging(fixture.browserEnvironment(mode: "ignore")) { $1 }
+            environment["TERM"] = "dumb"
+            let result = try await ChildProcess.runAsync(
+                "/usr/bin/python3",
+                [
+                    "-c", script, VaultProcess.vaultPath, "login", fixture.url, "alice", "--provider", "oidc", "--issuer", fixture.url,
+                    "--client-id", SignInFixture.client, "--timeout", "33",
+                ], environment: environment, timeout: 150)
+            let lines = result.out.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+            let reminders = lines.filter { $0.hasPrefix("vault: still waiting for the sign-in in the browser (") }
+            #expect(reminders.count == 1, "\(result.out) \(result.err)")
+            #expect(reminders.first?.hasSuffix(" seconds left; Ctrl-C stops)") == true, "\(reminders)")
+            #expect(result.out.contains("exit=3"), "\(result.out)")
+        }
+    }
+
     @Test("nobody signs in: exit 3 after --timeout, and nothing listens on the redirect port afterwards")
     func timeoutClosesTheListener() async throws {
         try await withSignInFixture { fixture in
             let login = try await fixture.login(mode: "ignore", extra: ["--timeout", "1.5"])
             #expect(login.status == 3, "\(login.err)")
-            #expect(login.err.contains("no sign-in arrived"), "\(login.err)")
+            #expect(login.err.contains("(vault waits 1.5 seconds for the sign-in to come back; --timeout changes that, Ctrl-C stops):\n"))
+            #expect(
+                login.err.hasSuffix(
+                    "vault: authentication failed: no sign-in arrived within 1.5 seconds: the sign-in link was never opened; "
+                        + "run vault login again\n"),
+                "\(login.err)")
+            #expect(!login.err.contains("still waiting"), "no reminders into a pipe: \(login.err)")
             let link = try #require(login.err.firstMatch(of: #/http:\/\/127\.0\.0\.1:([0-9]+)\/start\//#))
             let port = try #require(Int(link.1))
             #expect(!RawSocket.accepts(port), "the listener is gone")

@@ -172,7 +172,7 @@ public final class LoopbackRedirectListener: Sendable {
                 let task = loop.scheduleTask(in: TimeAmount(after), fire)
                 return { task.cancel() }
             },
-            expired: { .authentication("no sign-in arrived within \(timeout.worded)", remedy: .logInAgain) }
+            expired: { inbox.expired(after: timeout) }
         ) { () async throws(AuthError) -> AuthorizationCallback in
             switch await inbox.next() {
             case .callback(let callback): return callback
@@ -294,6 +294,17 @@ package final class CallbackInbox: Sendable {
     }
 
     func close() { state.withLock { $0.closed = true } }
+
+    /// Why no sign-in arrived within `timeout`, as far as the listener saw: the start link
+    /// never opened (no browser came), or the browser went to the provider and never came
+    /// back (it may have refused the client id or this redirect URI).
+    func expired(after timeout: Duration) -> AuthError {
+        let (started, port) = state.withLock { ($0.started, $0.port) }
+        let within = "no sign-in arrived within \(timeout.worded)"
+        guard started else { return .authentication("\(within): the sign-in link was never opened", remedy: .logInAgain) }
+        return .authentication(
+            "\(within): the browser went to the provider and never came back to \(redirect.uri(boundPort: port))", remedy: .checkRedirect)
+    }
 
     /// The result taken so far, released or not; nil while none is.
     package var taken: Outcome? { state.withLock { $0.result } }

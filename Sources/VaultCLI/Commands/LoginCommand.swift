@@ -130,6 +130,8 @@ struct LoginCommand: AsyncParsableCommand {
             // passphrase there; what the kept options add, once they are known.
             try checkStandardInput()
             try AuthOptions.checkServer(auth.server, account: auth.account)
+            // A secret file given now is read (and refused, if others can read it) first.
+            let givenSecret = provider == .apple || apple.isGiven ? nil : try readClientSecret()
             let secureStore = try AuthOptions.openStore(store)
             let items = AccountItems(store: secureStore, server: ServerName.normalized(auth.server), account: auth.account)
             let kept = try await items.loadSettings()
@@ -139,19 +141,22 @@ struct LoginCommand: AsyncParsableCommand {
             if reused, let words = command.keptOptions.words, !words.isEmpty {
                 Terminal.note("signing in as at the last login: \(words)")
             }
-            try await command.logIn(secureStore, keptSecret: reused ? kept?.clientSecret : nil)
+            try await command.logIn(secureStore, givenSecret: givenSecret, keptSecret: reused ? kept?.clientSecret : nil)
         }
     }
 
-    /// Signs in with these options over the opened store; `keptSecret` is the client secret
-    /// the account's last login kept, used when no file names one.
-    private func logIn(_ secureStore: any SecureStore, keptSecret: Secret?) async throws(AuthError) {
+    /// Signs in with these options over the opened store. `givenSecret` is the client secret
+    /// of `--client-secret-file`, read already; `keptSecret` the one the account's last login
+    /// kept, used when no file names one (a kept file is read here).
+    private func logIn(_ secureStore: any SecureStore, givenSecret: Secret?, keptSecret: Secret?) async throws(AuthError) {
         let provider = self.provider ?? .reference
         if provider == .apple || apple.isGiven {
             guard provider == .apple else { throw .invalidRequest("--team-id, --key-id and the other Apple options need --provider apple") }
             return try await signInWithApple(secureStore)
         }
-        let clientSecret = try readClientSecret() ?? (provider == .reference ? nil : keptSecret)
+        var clientSecret = givenSecret
+        if clientSecret == nil { clientSecret = try readClientSecret() }
+        if clientSecret == nil && provider != .reference { clientSecret = keptSecret }
         let grant = resolvedGrant
         if provider == .reference && (grant != .password || issuer != nil || authorizationURL != nil) {
             throw .invalidRequest("--issuer, --authorization-url, --device and --grant need --provider oidc or oauth2")
@@ -236,10 +241,16 @@ struct LoginCommand: AsyncParsableCommand {
         let waitLimit = try auth.validatedTimeout(default: 300)
         let request = OIDCSignInRequest(
             settings: requested, issuer: issuer, waitLimit: waitLimit, boundsDeviceSignIn: auth.timeout != nil,
-            presentStartLink: Self.presentStartLink, pageNames: Self.pageNames, refused: Self.reportRefused,
+            presentStartLink: { Self.presentStartLink($0, within: waitLimit) }, pageNames: Self.pageNames, refused: Self.reportRefused,
             presentDeviceCode: Self.presentDeviceCode,
             locked: { Interruption.committing() })
         Interruption.handle("the sign-in")
+        // On a terminal, a line every 30 s while the browser sign-in is awaited: a provider
+        // that refused the client shows its error in the browser, never here.
+        let reminder =
+            requested.grant == .authorizationCode && isatty(STDERR_FILENO) == 1
+            ? Task { await Self.remind(until: ContinuousClock.now + waitLimit) } : nil
+        defer { reminder?.cancel() }
         let tokens = try await auth.withSession(opened: secureStore, store, interactive: true) { session throws(AuthError) -> TokenSet in
             try await session.signIn(with: request)
         }
@@ -256,10 +267,27 @@ struct LoginCommand: AsyncParsableCommand {
     /// How the sign-in pages in the browser name vault and a new sign-in.
     static let pageNames = SignInPageNames(program: "vault", startAgain: "Run vault login again.")
 
-    /// Prints the one-time start link (the browser is sent on from it to the provider).
-    @Sendable static func presentStartLink(_ url: URL) {
-        Terminal.note("to sign in, open this link in a browser; it works once (vault waits for the sign-in to come back):")
+    /// Prints the one-time start link (the browser is sent on from it to the provider), and
+    /// how long vault waits for the sign-in.
+    @Sendable static func presentStartLink(_ url: URL, within waitLimit: Duration) {
+        Terminal.note(
+            "to sign in, open this link in a browser; it works once (vault waits \(waitLimit.worded) for the sign-in to come back; "
+                + "--timeout changes that, Ctrl-C stops):")
         Terminal.note("  \(url.absoluteString)")
+    }
+
+    /// How often a terminal is told that the browser sign-in is still awaited.
+    static let reminderInterval: Duration = .seconds(30)
+
+    /// Says every ``reminderInterval`` that the sign-in is still awaited, and for how long,
+    /// until `deadline` or until cancelled.
+    static func remind(until deadline: ContinuousClock.Instant) async {
+        while true {
+            do { try await Task.sleep(for: reminderInterval) } catch { return }
+            let left = deadline - ContinuousClock.now
+            guard left > .seconds(1) else { return }
+            Terminal.note("still waiting for the sign-in in the browser (\(left.worded) left; Ctrl-C stops)")
+        }
     }
 
     /// One line for each user whose connections to the sign-in listener were refused.

@@ -48,7 +48,12 @@ struct LogoutCommand: AsyncParsableCommand {
         var failedRevocation: String?
         try await reportingAuthErrors { () async throws(AuthError) in
             let (report, server, account) = try await auth.withSession(store) { session throws(AuthError) in
-                (try await session.logout(forgetPassword: forgetPassword), session.items.server, session.items.account)
+                let report = try await session.logout(forgetPassword: forgetPassword)
+                // Nothing of the account was there: a mistyped name is said, not passed over.
+                if !report.hadTokens && report.settings == nil && !forgetPassword {
+                    throw .notLoggedIn(server: session.items.server, account: session.items.account)
+                }
+                return (report, session.items.server, session.items.account)
             }
             // The local tokens are gone: no agent serves them or keeps their token files from now on.
             AgentNotice.accountChanged(server: server, account: account, store.configuration)
@@ -80,12 +85,13 @@ struct LogoutCommand: AsyncParsableCommand {
     /// tokens, or was not told (no revocation endpoint), so they stay valid until they expire.
     static func outcome(of report: AuthSession.LogoutReport, server: String, account: String) -> String {
         let done = "logged out of \(server) as \(account)"
-        guard report.hadTokens else { return "\(done) (no tokens were kept)" }
+        let password = report.passwordKept ? "; the password item stays (--forget-password removes it)" : ""
+        guard report.hadTokens else { return "\(done) (no tokens were kept)\(password)" }
         guard report.canRevoke else {
             return "\(done) here only: the provider has no revocation endpoint and was not told, "
-                + "so the tokens stay valid at the provider until they expire"
+                + "so the tokens stay valid at the provider until they expire\(password)"
         }
-        return "\(done); the provider revoked the tokens"
+        return "\(done); the provider revoked the tokens\(password)"
     }
 
     /// Prints the end-session URL with `id_token_hint`, `client_id` and `post_logout_redirect_uri`
