@@ -8,11 +8,22 @@ import VaultStore
 public enum CommandLineSummary {
     public static let version = VaultRelease.version
     public static let abstract = "Keep credentials safe: in the Secret Service keyring, or in an encrypted file."
+    /// The first commands a person types (the README's quick start runs each of them).
+    public static let examples = """
+          printf %s "$TOKEN" | vault save https://api.example.com ci
+          vault load https://api.example.com ci
+          printf %s "$PW" | vault login https://auth.example.com alice
+          vault request https://auth.example.com alice /api/get_devs
+          vault token https://auth.example.com alice
+        """
+
     public static let discussion = """
         Items are keyed by server and account, like internet passwords in a keychain. \
         Secrets are read from standard input or the terminal, never from arguments.
 
-        Exit codes: 0 success; 1 not found (status: an account needs vault login); \
+        \(examples)
+
+        Exit codes: 0 success; 1 not found (an unknown account; status: an account needs vault login); \
         2 bad usage or input; 3 authentication failure (wrong passphrase, damaged or \
         modified vault file, locked keyring, a keyring prompt not answered, a session \
         that has ended); 4 backend unavailable (or unsafe file permissions, a lock held \
@@ -26,6 +37,8 @@ public enum CommandLineSummary {
     /// the manual is. The whole help is `vault --help`.
     public static let shortUsage = """
         usage: vault <command> [<server> <account>] [<options>]
+
+        \(examples)
 
         store:    save, load, remove, list, passwd, backend, lock, unlock
         sign-in:  login, status, token, request, whoami, logout, exec, agent

@@ -122,11 +122,31 @@ import VaultTestSupport
             #expect(result.out.isEmpty)
             let lines = result.err.split(separator: "\n")
             #expect(lines.first == "usage: vault <command> [<server> <account>] [<options>]", "\(result.err)")
-            #expect(lines.count <= 8, "short: \(result.err)")
+            #expect(lines.count <= 14, "short: \(result.err)")
             #expect(result.err.contains("see vault --help"))
             for command in Self.commands { #expect(result.err.contains(command), "\(command) listed") }
+            // Issue 38 §5.3: a few commands to start from, each one the README's quick start
+            // runs (DocsExamplesTests), so none of them can rot.
+            let examples = lines.filter { $0.hasPrefix("  ") }
+            #expect((3...5).contains(examples.count), "\(result.err)")
+            let readme = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
+            let quickStart = try #require(
+                readme.components(separatedBy: "### Quick start").dropFirst().first?.components(separatedBy: "\n### ").first)
+            let commands = quickStart.split(separator: "\n").map { line in
+                String(line.split(separator: "#", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
+            }
+            for example in examples {
+                #expect(commands.contains(example.trimmingCharacters(in: .whitespaces)), "not in the README's quick start: \(example)")
+            }
+            let help = try await run(executable, ["--help"], env)
+            for example in examples { #expect(help.out.contains(example), "vault --help shows \(example)") }
         }
     }
+
+    static let readmePath: String = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md").path
+    }()
 
     /// Lines of the discussion that are commands to type (or their continuations).
     static func exampleLines(_ help: String) -> [Substring] {

@@ -521,15 +521,6 @@ enum DocsLinks {
                         "DB_PASSWORD": "db-password-93aa",
                     ])
                 sandbox.write("my-app.secret", Self.clientSecret + "\n")
-                // The user's own program of the `vault exec` example: it gets the values, not the vault.
-                sandbox.write(
-                    "deploy",
-                    """
-                    #!/bin/sh
-                    [ "$1" = --verbose ] && [ -n "$API_TOKEN" ] && [ "$DB_PASSWORD" = db-password-93aa ] || exit 9
-                    env | grep -q '^VAULT_' && exit 8
-                    echo deployed
-                    """, mode: 0o700)
                 try await sandbox.runDocument("README.md")
             }
         }
