@@ -23,8 +23,10 @@ import VaultStoreCLI
 /// | `VAULT_ETCD_LOCK_TTL` | | seconds the refresh lock's lease lives without keep-alive (default 5) |
 package enum EtcdSettings {
     /// Registers ``configuration(_:)`` as the etcd backend's maker (``BackendConfigurations``).
+    /// A person at a terminal is told when etcd is waited for (``EtcdWaitNotice``).
     package static func register() {
         BackendConfigurations.register(.etcd) { options throws(VaultError) in try configuration(options) }
+        if isatty(STDERR_FILENO) == 1 { EtcdWaitNotice.install { Terminal.note($0) } }
     }
 
     /// The configuration the options and variables of `options` give; `.invalidInput`

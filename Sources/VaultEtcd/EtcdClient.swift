@@ -126,6 +126,9 @@ public final class EtcdClient: Sendable {
         var tried: [(endpoint: String, reason: String)] = []
         var reauthenticated = false
         var attempt = 0
+        // Connections refused in a row: every endpoint twice means nothing listens at all.
+        var refusedInARow = 0
+        let noticeAt = ContinuousClock.now + EtcdWaitNotice.delay
         while true {
             let index = (first + attempt) % endpoints.count
             let endpoint = endpoints[index]
@@ -151,6 +154,9 @@ public final class EtcdClient: Sendable {
             }
             if Self.isRetryable(outcome) {
                 tried.append((endpoint.absoluteString, outcome.reason))
+                refusedInARow = outcome.reason == Self.connectionRefused ? refusedInARow + 1 : 0
+                if refusedInARow >= 2 * endpoints.count { throw nothingListens(tried) }
+                if ContinuousClock.now >= noticeAt { EtcdWaitNotice.say(tried, within: deadline - ContinuousClock.now) }
                 attempt += 1
                 // A pause once every endpoint was tried: an election takes a moment.
                 if attempt % endpoints.count == 0 { Thread.sleep(forTimeInterval: min(0.25, 0.05 * Double(attempt / endpoints.count))) }
@@ -276,7 +282,7 @@ public final class EtcdClient: Sendable {
         }
         let text = String(describing: error)
         if text.contains("connectTimeout") || text.contains("deadline") { return "timed out" }
-        if text.contains("refused") || text.contains("ECONNREFUSED") { return "connection refused" }
+        if text.contains("refused") || text.contains("ECONNREFUSED") { return connectionRefused }
         if text.contains("UnknownHost") || text.contains("DNS error") { return "cannot resolve its host" }
         if text.contains("remoteConnectionClosed") || text.contains("reset by peer") { return "closed the connection" }
         if text.contains("ResponseTooBig") { return "answered with more than \(maximumAnswer >> 20) MiB" }
@@ -287,6 +293,16 @@ public final class EtcdClient: Sendable {
     private static func clean(_ text: String) -> String {
         let line = TextEscaping.escaped(text)
         return line.count > 160 ? String(line.prefix(160)) + "…" : line
+    }
+
+    /// The reason of an attempt whose connection was refused: nothing listened there.
+    static let connectionRefused = "connection refused"
+
+    /// Every endpoint refused the connection, twice (50 ms apart): no etcd runs there, and
+    /// waiting out the timeout would only make a person wait.
+    private func nothingListens(_ tried: [(endpoint: String, reason: String)]) -> VaultError {
+        let endpoints = configuration.endpoints.map(\.absoluteString).joined(separator: ", ")
+        return .backendUnavailable("no etcd accepts connections at \(endpoints) (connection refused): is etcd running there?")
     }
 
     private func unavailable(_ tried: [(endpoint: String, reason: String)], within overall: Duration) -> VaultError {

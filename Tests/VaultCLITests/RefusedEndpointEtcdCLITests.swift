@@ -10,7 +10,8 @@ import VaultTestSupport
 #endif
 
 /// A refused etcd endpoint among live ones is skipped at once, not after the attempt's
-/// bound (2 s) of silent connection retries. (Its name ends in `EtcdCLITests`: Scripts/test
+/// bound (2 s) of silent connection retries; refused everywhere, vault fails at once; a
+/// silent endpoint is waited for, and a terminal is told so after 2 s. (Its name ends in `EtcdCLITests`: Scripts/test
 /// runs it next to the cluster of Scripts/with-etcd.)
 ///
 /// No clock decides this test: a loaded machine stretches every call by seconds. That the
@@ -34,15 +35,54 @@ struct RefusedEndpointEtcdCLITests {
             let loaded = try await refusedFirst.vault(["load", "--server", "api.example.com", "--account", "bot"])
             #expect(loaded.status == 0 && loaded.out == "fleet-secret", "exit \(loaded.status): \(loaded.err)")
 
-            // Only the refused endpoint: every attempt on it must end as refused, none as a
-            // wait that ran out, until the operation's own bound (3 s here).
+            // Only the refused endpoint: nothing listens, so vault fails at once (issue 38
+            // §5.5), not at the operation's bound: 600 s here, which the child's 60 s bound
+            // would cut short.
             let refusedOnly = try FleetMachine(
-                root: root, name: "refused-only", endpoints: refusedURL, prefix: prefix, extra: ["VAULT_ETCD_TIMEOUT": "3"])
-            let failed = try await refusedOnly.vault(["load", "--server", "api.example.com", "--account", "bot"])
+                root: root, name: "refused-only", endpoints: refusedURL, prefix: prefix, extra: ["VAULT_ETCD_TIMEOUT": "600"])
+            let failed = try await refusedOnly.vault(["load", "--server", "api.example.com", "--account", "bot"], timeout: 60)
             #expect(failed.status == 4, "exit \(failed.status): \(failed.err)")
-            #expect(failed.err.contains("\(refusedURL) (connection refused)"), "\(failed.err)")
-            #expect(!failed.err.contains("timed out"), "\(failed.err)")
-            #expect(failed.err.split(separator: "\n").count == 1, "\(failed.err)")
+            #expect(
+                failed.err
+                    == "vault: backend unavailable: no etcd accepts connections at \(refusedURL) (connection refused): is etcd running there?\n",
+                "\(failed.err)")
+        }
+    }
+
+    @Test("an endpoint that accepts and never answers: on a terminal, after 2 s, one line says vault waits for etcd")
+    func waitingIsSaidOnATerminal() async throws {
+        let (fd, port) = try RawSocket.boundLoopback(listening: true)  // the kernel accepts; nobody answers
+        defer { close(fd) }
+        try await withTemporaryDirectory("vault-fleet-silent") { root in
+            let silent = "http://127.0.0.1:\(port)"
+            let machine = try FleetMachine(
+                root: root, name: "silent", endpoints: silent, prefix: EtcdTestEnvironment.uniquePrefix(), extra: ["VAULT_ETCD_TIMEOUT": "5"])
+            let script = #"""
+                import os, pty, select, subprocess, sys, time
+                master, slave = pty.openpty()
+                child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, close_fds=True)
+                os.close(slave)
+                seen, deadline = b"", time.time() + 60
+                while child.poll() is None and time.time() < deadline:
+                    if select.select([master], [], [], 0.2)[0]:
+                        try:
+                            seen += os.read(master, 4096)
+                        except OSError:
+                            break
+                code = child.wait(timeout=30)
+                sys.stdout.write(seen.decode("utf-8", "replace") + "exit=%d\n" % code)
+                """#
+            let onTerminal = try await ChildProcess.runAsync(
+                "/usr/bin/python3", ["-c", script, VaultProcess.vaultPath, "load", "api.example.com", "bot"],
+                environment: machine.environment, timeout: 120)
+            let lines = onTerminal.out.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+            let notices = lines.filter { $0.hasPrefix("vault: waiting for etcd (at most ") }
+            #expect(notices.count == 1 && notices.first?.hasSuffix(" s more): \(silent) (timed out)") == true, "\(onTerminal.out)")
+            #expect(lines.last == "exit=4", "\(onTerminal.out)")
+            // Into a pipe: nothing but the failure.
+            let piped = try await machine.vault(["load", "api.example.com", "bot"])
+            #expect(piped.status == 4 && !piped.err.contains("waiting for etcd"), "\(piped.err)")
+            #expect(piped.err.split(separator: "\n").count == 1, "\(piped.err)")
         }
     }
 }
