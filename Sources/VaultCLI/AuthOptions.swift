@@ -201,6 +201,7 @@ extension SessionOptions {
     ) async throws(AuthError) -> T {
         let requestTimeout = try exchangeTimeout(interactive: interactive)
         try AuthOptions.checkServer(server, account: account)
+        StoreHintWords.record(store.configuration)
         return try await AuthOptions.withSession(
             server: server, account: account, requestTimeout: requestTimeout, secureStore: secureStore, options: store, body)
     }
@@ -209,6 +210,7 @@ extension SessionOptions {
         _ store: some StoreConfigurable, interactive: Bool = false, _ body: (AuthSession) async throws(AuthError) -> T
     ) async throws(AuthError) -> T {
         let requestTimeout = try exchangeTimeout(interactive: interactive)
+        StoreHintWords.record(store.configuration)
         // Named: checked before the store asks for a passphrase.
         if isNamed { try AuthOptions.checkServer(server, account: account) }
         let secureStore = try AuthOptions.openStore(store)

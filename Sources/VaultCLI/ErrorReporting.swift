@@ -40,7 +40,8 @@ extension AuthError {
     /// `remedy` in vault's words, as it follows a message after "; ".
     static func advice(_ remedy: AuthRemedy) -> String {
         switch remedy {
-        case .logIn(let server?, let account?): ShellWord.loginCommand(server: server, account: account).map { "run " + $0 } ?? "run vault login"
+        case .logIn(let server?, let account?):
+            ShellWord.loginCommand(server: server, account: account).map { "run " + $0 + StoreHintWords.suffix } ?? "run vault login"
         case .logIn: "run vault login"
         case .logInAgain: "run vault login again"
         case .checkClient: "check --client-id and the client secret, then run vault login"

@@ -172,7 +172,7 @@ struct ExecCLITests {
             #expect(missing.status == 1 && missing.err.contains("no item") && missing.err.split(separator: "\n").count == 1, "\(missing.err)")
             let noLogin = try await fixture.vault(["exec", "--token", "T=alice@\(fixture.url)", "--", "/usr/bin/touch", marker])
             #expect(
-                noLogin.status == 1 && noLogin.err == "vault: no account \"alice\" on \(fixture.url); vault login \(fixture.url) alice logs it in\n",
+                noLogin.status == 1 && noLogin.err == "vault: no account \"alice\" on \(fixture.url) (no account is logged in there)\n",
                 "\(noLogin.err)")
             #expect(!FileManager.default.fileExists(atPath: marker), "the command never ran")
             for result in [missing, noLogin] { #expect(!result.err.contains(Self.secret)) }

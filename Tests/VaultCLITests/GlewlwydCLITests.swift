@@ -153,7 +153,7 @@ struct GlewlwydCLITests {
             #expect(again.status == 0, "\(again.err)")
             #expect(
                 again.err.contains(
-                    "signing in as at the last login: --provider oidc --issuer \(glewlwyd.issuer) --client-id vault-cli "
+                    "signing in with the kept options: --provider oidc --issuer \(glewlwyd.issuer) --client-id vault-cli "
                         + "--redirect-uri \(glewlwyd.redirectURI)\n"), "\(again.err)")
             let userinfo = try await fixture.vault(["request", glewlwyd.base, "alice", "/api/oidc/userinfo"])
             #expect(userinfo.status == 0 && userinfo.out.contains("alice@example.com"), "\(userinfo.out) \(userinfo.err)")

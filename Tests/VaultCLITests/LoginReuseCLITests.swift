@@ -32,13 +32,13 @@ struct LoginReuseCLITests {
         try await withSignInFixture { fixture in
             let first = try await fixture.login(extra: ["--scope", "openid profile"])
             #expect(first.status == 0, "\(first.err)")
-            #expect(!first.err.contains("signing in as at the last login"), "\(first.err)")
+            #expect(!first.err.contains("signing in with the kept options"), "\(first.err)")
 
             let again = try await browserLogin(fixture, [], log: "again.log")
             #expect(again.status == 0, "\(again.err)")
             #expect(
                 again.err.contains(
-                    "vault: signing in as at the last login: --provider oidc --issuer \(fixture.url) --client-id cli --scope 'openid profile'\n"),
+                    "vault: signing in with the kept options: --provider oidc --issuer \(fixture.url) --client-id cli --scope 'openid profile'\n"),
                 "\(again.err)")
             let request = try authorization(fixture, log: "again.log")
             #expect(request["client_id"] == "cli" && request["scope"] == "openid profile", "\(request)")
@@ -74,12 +74,12 @@ struct LoginReuseCLITests {
             let device = try await fixture.auth.vault(["login", fixture.url, "alice", "--device", "--timeout", "1"])
             #expect(device.err.contains("enter the code"), "\(device.err)")
             #expect(!device.err.contains("--redirect-uri"), "\(device.err)")
-            #expect(device.err.contains("signing in as at the last login: --provider oidc --issuer \(fixture.url) --client-id cli --device\n"))
+            #expect(device.err.contains("signing in with the kept options: --provider oidc --issuer \(fixture.url) --client-id cli --device\n"))
 
             // Another provider: nothing kept applies; the reference API asks for the password.
             let reference = try await fixture.auth.vault(["login", fixture.url, "alice", "--provider", "reference"], stdin: AuthFixture.password)
             #expect(reference.status == 0, "\(reference.err)")
-            #expect(!reference.err.contains("signing in as at the last login"), "\(reference.err)")
+            #expect(!reference.err.contains("signing in with the kept options"), "\(reference.err)")
             let kept = try #require(try fixture.storedSettings()?["loginOptions"] as? [String: Any])
             #expect(kept["provider"] as? String == "reference" && kept["issuer"] == nil && kept["clientID"] == nil, "\(kept)")
         }
@@ -100,7 +100,7 @@ struct LoginReuseCLITests {
             #expect(again.status == 0, "\(again.err)")
             #expect(
                 again.err.contains(
-                    "signing in as at the last login: --provider oauth2 --token-url \(fixture.url)/oauth/token --client-id svc "
+                    "signing in with the kept options: --provider oauth2 --token-url \(fixture.url)/oauth/token --client-id svc "
                         + "--client-secret-file \(file) --grant client-credentials\n"), "\(again.err)")
             // The file now holds another secret: the login reads it, and the server refuses it.
             #expect(FileManager.default.createFile(atPath: file, contents: Data("rotated-wrong".utf8), attributes: [.posixPermissions: 0o600]))
@@ -125,6 +125,90 @@ struct LoginReuseCLITests {
             #expect(again.status == 0 && again.err == "vault: logged in to \(fixture.url) as alice\n", "\(again.err)")
             let wrong = try await fixture.vault(["login", fixture.url, "alice"], stdin: "wrong password")
             #expect(wrong.status == 3, "\(wrong.err)")
+        }
+    }
+
+    @Test("a secret read from a pipe (/dev/stdin) is not kept as a path; the bare re-login uses the stored secret and says so")
+    func secretFromAPipe() async throws {
+        let secret = "client-secret-pipe-do-not-print"
+        try await withAuthFixture(clients: [CredentialPair(name: "svc", secret: secret)]) { fixture in
+            let first = try await fixture.vault(
+                [
+                    "login", fixture.url, "svc", "--provider", "oauth2", "--token-url", fixture.url + "/oauth/token", "--client-id", "svc",
+                    "--client-secret-file", "/dev/stdin", "--grant", "client-credentials",
+                ], stdin: secret)
+            #expect(first.status == 0, "\(first.err)")
+            let kept = try #require(try storedSettings(fixture, account: "svc")?["loginOptions"] as? [String: Any])
+            #expect(kept["clientSecretFile"] == nil, "a pipe is no file to read again: \(kept)")
+            // The vault passphrase on standard input now: it must not become the client secret.
+            var environment = fixture.env
+            environment["VAULT_PASSPHRASE"] = nil
+            let again = try await VaultProcess.vaultAsync(
+                ["login", fixture.url, "svc", "--passphrase-file", "-"], environment: environment, stdin: Data("fixture passphrase".utf8))
+            #expect(again.status == 0, "\(again.err)")
+            #expect(again.err.contains("(and the client secret stored at the last login)\n"), "\(again.err)")
+            #expect(!again.err.contains(secret) && !again.err.contains("fixture passphrase"))
+        }
+    }
+
+    @Test("a new --token-url at another origin, or another --client-id, is never sent the stored client secret")
+    func storedSecretStaysWithItsEndpoint() async throws {
+        let secret = "client-secret-stays-do-not-print"
+        try await withAuthFixture(clients: [CredentialPair(name: "svc", secret: secret)]) { fixture in
+            let first = try await fixture.vault(
+                [
+                    "login", fixture.url, "svc", "--provider", "oauth2", "--token-url", fixture.url + "/oauth/token", "--client-id", "svc",
+                    "--client-secret-file", "-", "--grant", "client-credentials",
+                ], stdin: secret)
+            #expect(first.status == 0, "\(first.err)")
+            // A token endpoint elsewhere that writes down what it is sent.
+            let log = "\(fixture.dir)/captured"
+            let capture = try ChildProcess.start(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    """
+                    import http.server, sys
+                    class H(http.server.BaseHTTPRequestHandler):
+                        def do_POST(self):
+                            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                            open(sys.argv[1], "ab").write(str(self.headers).encode() + body + b"\\n")
+                            self.send_response(401); self.send_header("Content-Type", "application/json"); self.end_headers()
+                            self.wfile.write(b'{"error":"invalid_client"}')
+                        def log_message(self, *a): pass
+                    server = http.server.HTTPServer(("127.0.0.1", 0), H)
+                    print(server.server_port, flush=True)
+                    server.serve_forever()
+                    """, log,
+                ])
+            defer { capture.kill() }
+            let portLine = try #require(try await capture.waitForOutput(timeout: 20) { $0.contains("\n") })
+            let elsewhere = "http://127.0.0.1:\(portLine.trimmingCharacters(in: .whitespacesAndNewlines))/token"
+            for extra in [["--token-url", elsewhere], ["--client-id", "other"]] {
+                let moved = try await fixture.vault(["login", fixture.url, "svc"] + extra)
+                #expect(moved.status != 0, "\(extra): \(moved.err)")
+                #expect(moved.err.contains("is not sent to another endpoint or client id: give --client-secret-file"), "\(moved.err)")
+            }
+            let captured = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let basic = Data("svc:\(secret)".utf8).base64EncodedString()
+            #expect(!captured.contains(secret) && !captured.contains(basic), "the stored secret went elsewhere: \(captured)")
+        }
+    }
+
+    @Test("the hint of a command given another store names that store, so the login it prints signs in there")
+    func hintNamesTheStore() async throws {
+        try await withSignInFixture(accessTTL: 1) { fixture in
+            let other = "\(fixture.auth.dir)/other vault.db"
+            let login = try await fixture.login(extra: ["--file", other])
+            #expect(login.status == 0, "\(login.err)")
+            try await Task.sleep(for: .milliseconds(1100))
+            fixture.server.faults.set(.emptyStatus400, count: 1)
+            let token = try await fixture.auth.vault(["token", fixture.url, "alice", "--file", other])
+            #expect(token.status == 3, "\(token.err)")
+            #expect(token.err.contains("run vault login \(fixture.url) alice --file '\(other)' ("), "\(token.err)")
+            // The hint, pasted: back in through the browser, in that store.
+            let again = try await fixture.auth.vault(["login", fixture.url, "alice", "--file", other], env: fixture.browserEnvironment())
+            #expect(again.status == 0 && again.err.contains("signing in with the kept options: --provider oidc"), "\(again.err)")
         }
     }
 

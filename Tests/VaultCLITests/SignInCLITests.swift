@@ -151,7 +151,7 @@ struct BrowserSignInCLITests {
             let refused = try await OAuthProbe(base: fixture.url).refresh(oldRefresh, clientID: SignInFixture.client)
             #expect(refused.status == 400 && refused.body.contains("invalid_grant"), "the server refuses the revoked token")
             let gone = try await fixture.auth.request()
-            #expect(gone.status == 3 && gone.err.contains("run vault login"))
+            #expect(gone.status == 1 && gone.err.contains("no account \"alice\" on \(fixture.url)"), "\(gone.err)")
         }
     }
 
@@ -391,10 +391,17 @@ struct BrowserSignInCLITests {
         "a printed vault login hint reads back in a shell as exactly its words: a quote, a dash in front, a space",
         arguments: ["o'brien'; id; echo '", "--server=http://127.0.0.1:9", "a b"])
     func hintReadsBackInAShell(account: String) async throws {
-        try await withSignInFixture { fixture in
+        try await withSignInFixture(accessTTL: 1) { fixture in
+            // Signed in under that name, then the session ends: the hint names the account.
+            let login = try await fixture.auth.vault(
+                ["login", "--server", fixture.url, "--account=" + account, "--provider", "oidc", "--issuer", fixture.url, "--client-id", "cli"],
+                env: fixture.browserEnvironment())
+            #expect(login.status == 0, "\(login.err)")
+            try await Task.sleep(for: .milliseconds(1100))
+            fixture.server.faults.set(.emptyStatus400, count: 1)
             let token = try await fixture.auth.vault(["token", "--server", fixture.url, "--account=" + account])
             #expect(token.status == 3, "\(token.err)")
-            let hint = try #require(token.err.firstMatch(of: #/run (vault login [^\n]*)\n/#)?.1, "\(token.err)")
+            let hint = try #require(token.err.firstMatch(of: #/run (vault login .*) \(the token endpoint refused/#)?.1, "\(token.err)")
             let words = try await ChildProcess.runAsync("/bin/bash", ["-c", "vault() { printf '%s\\n' \"$@\"; }; " + hint], timeout: 30)
             let expected = account.hasPrefix("-") ? ["login", "--server=\(fixture.url)", "--account=\(account)"] : ["login", fixture.url, account]
             #expect(words.status == 0 && words.out.split(separator: "\n").map(String.init) == expected, "\(hint) -> \(words.out)")

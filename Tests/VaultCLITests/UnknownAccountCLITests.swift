@@ -29,7 +29,7 @@ struct UnknownAccountCLITests {
         }
     }
 
-    @Test("an account nowhere near: the accounts logged in there; on a server with none: the login that adds it")
+    @Test("an account nowhere near: the accounts logged in there; on a server with none: that none is (no login to paste)")
     func farAndNone() async throws {
         try await withAuthFixture { fixture in
             #expect(try await fixture.login().status == 0)
@@ -38,7 +38,7 @@ struct UnknownAccountCLITests {
             let other = "http://127.0.0.1:9"
             let none = try await fixture.vault(["token", other, "alice"])
             #expect(
-                none.status == 1 && none.err == "vault: no account \"alice\" on \(other); vault login \(other) alice logs it in\n", "\(none.err)")
+                none.status == 1 && none.err == "vault: no account \"alice\" on \(other) (no account is logged in there)\n", "\(none.err)")
         }
     }
 

@@ -128,7 +128,7 @@ struct LoginCommand: AsyncParsableCommand {
         try await reportingAuthErrors { () async throws(AuthError) in
             // What the options alone put on stdin is refused before the store may read its
             // passphrase there; what the kept options add, once they are known.
-            try checkStandardInput()
+            try checkStandardInput(knowingKeptOptions: false)
             try AuthOptions.checkServer(auth.server, account: auth.account)
             // A secret file given now is read (and refused, if others can read it) first.
             let givenSecret = provider == .apple || apple.isGiven ? nil : try readClientSecret()
@@ -136,12 +136,20 @@ struct LoginCommand: AsyncParsableCommand {
             let items = AccountItems(store: secureStore, server: ServerName.normalized(auth.server), account: auth.account)
             let kept = try await items.loadSettings()
             var command = self
-            let reused = command.adopt(kept)
-            try command.checkStandardInput()
-            if reused, let words = command.keptOptions.words, !words.isEmpty {
-                Terminal.note("signing in as at the last login: \(words)")
+            let reuse = command.adopt(kept)
+            try command.checkStandardInput(knowingKeptOptions: true)
+            // The stored secret, when no file is named, and only where it went before.
+            let keptSecret = reuse?.secretStays == true && command.clientSecretFile == nil ? kept?.clientSecret : nil
+            if reuse != nil {
+                let words = command.keptOptions.words
+                let secret = keptSecret != nil && givenSecret == nil ? " (and the client secret stored at the last login)" : ""
+                if !words.isEmpty || !secret.isEmpty { Terminal.note("signing in with the kept options: \(words)\(secret)") }
+                if reuse?.secretStays == false && kept?.clientSecret != nil && givenSecret == nil {
+                    Terminal.note(
+                        "the client secret of the last login is not sent to another endpoint or client id: give --client-secret-file")
+                }
             }
-            try await command.logIn(secureStore, givenSecret: givenSecret, keptSecret: reused ? kept?.clientSecret : nil)
+            try await command.logIn(secureStore, givenSecret: givenSecret, keptSecret: keptSecret)
         }
     }
 
@@ -192,12 +200,15 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     /// Refuses (exit 2) a command line on which standard input would carry two things: the
-    /// password or Apple's code, `--client-secret-file -`, and the store's secret files named `-`.
-    private func checkStandardInput() throws(AuthError) {
+    /// password or Apple's code, `--client-secret-file -`, and the store's secret files named
+    /// `-`. Before the kept options are known (`knowingKeptOptions` false) it counts only what
+    /// the options given certainly read there: an account kept as a browser or service
+    /// account reads no password, and its store's passphrase may come from standard input.
+    private func checkStandardInput(knowingKeptOptions: Bool) throws(AuthError) {
         var readers = clientSecretFile == PassphraseSource.standardInputName ? ["--client-secret-file -"] : []
         if provider == .apple || apple.isGiven {
             readers.append("the authorization code")
-        } else if provider != .oidc && resolvedGrant == .password {
+        } else if provider != .oidc && resolvedGrant == .password && (knowingKeptOptions || provider != nil || grant != nil) {
             readers.append("the password")
         }
         do throws(VaultError) { try store.checkStandardInput(readers) } catch { throw .store(error) }

@@ -9,12 +9,29 @@ import VaultStore
 /// options that login was given are kept with the account (``KeptLoginOptions``), and every
 /// option not given now is taken from them; those given now override them and are kept.
 extension LoginCommand {
+    /// What ``adopt(_:)`` took from the account's last login.
+    struct Reuse {
+        /// The kept client secret (the stored value, or the kept file) may be sent: every
+        /// endpoint given now has an origin the kept settings already trusted with it, and
+        /// the client id is the same.
+        var secretStays: Bool
+    }
+
     /// Fills every option not given from the options `kept` (the account's settings) holds,
     /// unless `--provider` names another provider than theirs (nothing of them applies then).
-    /// Returns true when they were reused.
-    mutating func adopt(_ kept: LoginSettings?) -> Bool {
-        guard let options = kept?.loginOptionsToReuse else { return false }
-        if let provider, provider != options.provider { return false }
+    /// Returns nil when nothing was reused.
+    mutating func adopt(_ kept: LoginSettings?) -> Reuse? {
+        guard let kept else { return nil }
+        let options = kept.loginOptionsToReuse
+        if let provider, provider != options.provider { return nil }
+        // A secret goes only where it went before (attack review 55: a new --token-url or
+        // --issuer was sent the stored client secret).
+        let trusted = Set([kept.tokenURL, kept.deviceURL, kept.revocationURL, kept.issuer].compactMap { $0.flatMap(Self.origin) })
+        let secretStays =
+            [issuer, tokenURL, deviceURL, revocationURL].compactMap { $0 }.allSatisfy { Self.origin($0).map(trusted.contains) ?? false }
+            && (clientID == nil || clientID == kept.clientID)
+        // An endpoint given now that changes the grant a provider signs in with unless told.
+        let grantFollowsTheOptions = grant == nil && !device && authorizationURL != nil && options.authorizationURL == nil
         provider = options.provider
         issuer = issuer ?? options.issuer
         authorizationURL = authorizationURL ?? options.authorizationURL
@@ -22,9 +39,9 @@ extension LoginCommand {
         deviceURL = deviceURL ?? options.deviceURL
         revocationURL = revocationURL ?? options.revocationURL
         clientID = clientID ?? options.clientID
-        clientSecretFile = clientSecretFile ?? options.clientSecretFile
+        if secretStays { clientSecretFile = clientSecretFile ?? options.clientSecretFile }
         clientAuth = clientAuth ?? options.clientAuthentication
-        if grant == nil && !device {
+        if grant == nil && !device && !grantFollowsTheOptions {
             if options.grant == .device { device = true } else { grant = options.grant }
         }
         scope = scope ?? options.scope
@@ -35,11 +52,19 @@ extension LoginCommand {
         apple.teamID = apple.teamID ?? options.teamID
         apple.keyID = apple.keyID ?? options.keyID
         apple.appleURL = apple.appleURL ?? options.appleURL
-        return true
+        return Reuse(secretStays: secretStays)
     }
 
-    /// The options to keep with the account: these, resolved (the grant), the client
-    /// secret's file as an absolute path (never `-`).
+    /// `scheme://host:port` of `url`, the port spelled out; nil for what is not a URL.
+    static func origin(_ url: String) -> String? {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), let host = parsed.host?.lowercased() else {
+            return nil
+        }
+        return "\(scheme)://\(host):\(parsed.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    /// The options to keep with the account: these, resolved (the grant), and the client
+    /// secret's file (``keptSecretFile(_:)``).
     var keptOptions: KeptLoginOptions {
         let provider = self.provider ?? .reference
         var kept = KeptLoginOptions(provider: provider)
@@ -49,9 +74,7 @@ extension LoginCommand {
         kept.deviceURL = deviceURL
         kept.revocationURL = revocationURL
         kept.clientID = clientID
-        if let file = clientSecretFile, file != PassphraseSource.standardInputName {
-            kept.clientSecretFile = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
-        }
+        kept.clientSecretFile = clientSecretFile.flatMap(Self.keptSecretFile)
         kept.clientAuthentication = clientAuth
         kept.grant = provider == .apple ? nil : resolvedGrant
         kept.scope = scope
@@ -61,13 +84,35 @@ extension LoginCommand {
         kept.appleURL = apple.appleURL
         return kept
     }
+
+    /// The path of a client-secret file to read again at the next login: `path` made
+    /// absolute and normalised, when it names a regular file outside /dev and /proc; else,
+    /// for a link there (`/dev/stdin` redirected from a file), the file it leads to. Nil for
+    /// `-`, a pipe (`<(pass show x)`, `/dev/fd/63`), a terminal or anything else that is not
+    /// a file: the next login would read something else there, the vault's passphrase on
+    /// standard input among them (attack review 55); the stored secret serves then.
+    static func keptSecretFile(_ path: String) -> String? {
+        guard path != PassphraseSource.standardInputName else { return nil }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let normalised = URL(fileURLWithPath: absolute).standardizedFileURL.path
+        func isRegularFile(_ candidate: String) -> Bool {
+            var info = stat()
+            return !candidate.hasPrefix("/dev/") && !candidate.hasPrefix("/proc/") && stat(candidate, &info) == 0
+                && (info.st_mode & S_IFMT) == S_IFREG
+        }
+        if isRegularFile(normalised) { return normalised }
+        guard let resolved = realpath(normalised, nil) else { return nil }
+        defer { free(resolved) }
+        let target = String(cString: resolved)
+        return target.hasPrefix("/") && isRegularFile(target) ? target : nil
+    }
 }
 
 extension KeptLoginOptions {
     /// The options as `vault login` takes them, each value quoted for a shell
-    /// (``ShellWord``); nil when a value cannot be printed exactly. Defaults are left out:
-    /// the reference provider, the grant a provider signs in with unless told.
-    var words: String? {
+    /// (``ShellWord``), `<unprintable>` for a value no message can carry exactly. Defaults
+    /// are left out: the reference provider, the grant a provider signs in with unless told.
+    var words: String {
         var words: [String?] = []
         if provider != .reference { words += ["--provider", provider.rawValue] }
         for (flag, value) in [
@@ -75,7 +120,7 @@ extension KeptLoginOptions {
             ("--revocation-url", revocationURL), ("--client-id", clientID), ("--client-secret-file", clientSecretFile),
             ("--team-id", teamID), ("--key-id", keyID), ("--apple-url", appleURL),
         ] {
-            if let value { words += [flag, ShellWord.quoted(value)] }
+            if let value { words += [flag, ShellWord.quoted(value) ?? "<unprintable>"] }
         }
         if let clientAuthentication, clientAuthentication != .basic { words += ["--client-auth", clientAuthentication.rawValue] }
         switch grant {
@@ -84,9 +129,8 @@ extension KeptLoginOptions {
         case .authorizationCode?: if provider == .oauth2 && authorizationURL == nil { words += ["--grant", "authorization-code"] }
         case nil: break
         }
-        if let scope { words += ["--scope", ShellWord.quoted(scope)] }
-        if let redirectURI { words += ["--redirect-uri", ShellWord.quoted(redirectURI)] }
-        guard words.allSatisfy({ $0 != nil }) else { return nil }
+        if let scope { words += ["--scope", ShellWord.quoted(scope) ?? "<unprintable>"] }
+        if let redirectURI { words += ["--redirect-uri", ShellWord.quoted(redirectURI) ?? "<unprintable>"] }
         return words.compactMap { $0 }.joined(separator: " ")
     }
 }

@@ -206,7 +206,7 @@ public struct PassphraseSource: Sendable {
             bytes.append(contentsOf: buffer[0..<n])
             // Refused, never cut: a passphrase cut short would let another file with the same start open the vault.
             guard bytes.count <= maximumFileSize else {
-                throw .invalidInput("the \(what) \(path) holds more than \(maximumFileSize >> 10) KiB; a passphrase file holds one passphrase")
+                throw .invalidInput("the \(what) \(path) holds more than \(maximumFileSize >> 10) KiB; it should hold one secret")
             }
         }
         let passphrase = Secret(bytes: dropOneNewline(bytes))
