@@ -91,10 +91,7 @@ struct LoginReuseCLITests {
         try await withAuthFixture(clients: [CredentialPair(name: "svc", secret: secret)]) { fixture in
             let file = "\(fixture.dir)/client-secret"
             #expect(FileManager.default.createFile(atPath: file, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600]))
-            let first = try await fixture.vault([
-                "login", fixture.url, "svc", "--provider", "oauth2", "--token-url", fixture.url + "/oauth/token", "--client-id", "svc",
-                "--client-secret-file", file, "--grant", "client-credentials",
-            ])
+            let first = try await serviceLogin(fixture, secretFile: file)
             #expect(first.status == 0, "\(first.err)")
             let again = try await fixture.vault(["login", fixture.url, "svc"])
             #expect(again.status == 0, "\(again.err)")
@@ -132,11 +129,7 @@ struct LoginReuseCLITests {
     func secretFromAPipe() async throws {
         let secret = "client-secret-pipe-do-not-print"
         try await withAuthFixture(clients: [CredentialPair(name: "svc", secret: secret)]) { fixture in
-            let first = try await fixture.vault(
-                [
-                    "login", fixture.url, "svc", "--provider", "oauth2", "--token-url", fixture.url + "/oauth/token", "--client-id", "svc",
-                    "--client-secret-file", "/dev/stdin", "--grant", "client-credentials",
-                ], stdin: secret)
+            let first = try await serviceLogin(fixture, secretFile: "/dev/stdin", stdin: secret)
             #expect(first.status == 0, "\(first.err)")
             let kept = try #require(try storedSettings(fixture, account: "svc")?["loginOptions"] as? [String: Any])
             #expect(kept["clientSecretFile"] == nil, "a pipe is no file to read again: \(kept)")
@@ -155,11 +148,7 @@ struct LoginReuseCLITests {
     func storedSecretStaysWithItsEndpoint() async throws {
         let secret = "client-secret-stays-do-not-print"
         try await withAuthFixture(clients: [CredentialPair(name: "svc", secret: secret)]) { fixture in
-            let first = try await fixture.vault(
-                [
-                    "login", fixture.url, "svc", "--provider", "oauth2", "--token-url", fixture.url + "/oauth/token", "--client-id", "svc",
-                    "--client-secret-file", "-", "--grant", "client-credentials",
-                ], stdin: secret)
+            let first = try await serviceLogin(fixture, secretFile: "-", stdin: secret)
             #expect(first.status == 0, "\(first.err)")
             // A token endpoint elsewhere that writes down what it is sent.
             let log = "\(fixture.dir)/captured"
@@ -210,6 +199,16 @@ struct LoginReuseCLITests {
             let again = try await fixture.auth.vault(["login", fixture.url, "alice", "--file", other], env: fixture.browserEnvironment())
             #expect(again.status == 0 && again.err.contains("signing in with the kept options: --provider oidc"), "\(again.err)")
         }
+    }
+
+    /// The first login of the service account `svc`: client credentials, its secret read
+    /// from `secretFile` (`-` or `/dev/stdin`: `stdin`).
+    func serviceLogin(_ fixture: AuthFixture, secretFile: String, stdin: String? = nil) async throws -> ProcessResult {
+        try await fixture.vault(
+            [
+                "login", fixture.url, "svc", "--provider", "oauth2", "--token-url", fixture.url + "/oauth/token", "--client-id", "svc",
+                "--client-secret-file", secretFile, "--grant", "client-credentials",
+            ], stdin: stdin)
     }
 
     /// The login settings vault stored for `account`, read with the library.

@@ -57,28 +57,11 @@ struct RefusedEndpointEtcdCLITests {
             let silent = "http://127.0.0.1:\(port)"
             let machine = try FleetMachine(
                 root: root, name: "silent", endpoints: silent, prefix: EtcdTestEnvironment.uniquePrefix(), extra: ["VAULT_ETCD_TIMEOUT": "5"])
-            let script = #"""
-                import os, pty, select, subprocess, sys, time
-                master, slave = pty.openpty()
-                child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, close_fds=True)
-                os.close(slave)
-                seen, deadline = b"", time.time() + 60
-                while child.poll() is None and time.time() < deadline:
-                    if select.select([master], [], [], 0.2)[0]:
-                        try:
-                            seen += os.read(master, 4096)
-                        except OSError:
-                            break
-                code = child.wait(timeout=30)
-                sys.stdout.write(seen.decode("utf-8", "replace") + "exit=%d\n" % code)
-                """#
-            let onTerminal = try await ChildProcess.runAsync(
-                "/usr/bin/python3", ["-c", script, VaultProcess.vaultPath, "load", "api.example.com", "bot"],
-                environment: machine.environment, timeout: 120)
-            let lines = onTerminal.out.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
-            let notices = lines.filter { $0.hasPrefix("vault: waiting for etcd (at most ") }
-            #expect(notices.count == 1 && notices.first?.hasSuffix(" s more): \(silent) (timed out)") == true, "\(onTerminal.out)")
-            #expect(lines.last == "exit=4", "\(onTerminal.out)")
+            let onTerminal = try await StderrOnATerminal.run(
+                VaultProcess.vaultPath, ["load", "api.example.com", "bot"], environment: machine.environment)
+            let notices = onTerminal.lines.filter { $0.hasPrefix("vault: waiting for etcd (at most ") }
+            #expect(notices.count == 1 && notices.first?.hasSuffix(" s more): \(silent) (timed out)") == true, "\(onTerminal.lines)")
+            #expect(onTerminal.status == 4, "\(onTerminal.lines)")
             // Into a pipe: nothing but the failure.
             let piped = try await machine.vault(["load", "api.example.com", "bot"])
             #expect(piped.status == 4 && !piped.err.contains("waiting for etcd"), "\(piped.err)")

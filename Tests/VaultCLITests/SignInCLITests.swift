@@ -220,34 +220,18 @@ struct BrowserSignInCLITests {
     func remindersOnATerminal() async throws {
         try await withSignInFixture { fixture in
             // stderr is a pty; the browser does nothing; 33 s leave room for one reminder.
-            let script = #"""
-                import os, pty, select, subprocess, sys, time
-                master, slave = pty.openpty()
-                child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, close_fds=True)
-                os.close(slave)
-                seen, deadline = b"", time.time() + 120
-                while child.poll() is None and time.time() < deadline:
-                    if select.select([master], [], [], 0.2)[0]:
-                        try:
-                            seen += os.read(master, 4096)
-                        except OSError:
-                            break
-                code = child.wait(timeout=30)
-                sys.stdout.write(seen.decode("utf-8", "replace") + "exit=%d\n" % code)
-                """#
             var environment = fixture.auth.env.merging(fixture.browserEnvironment(mode: "ignore")) { $1 }
             environment["TERM"] = "dumb"
-            let result = try await ChildProcess.runAsync(
-                "/usr/bin/python3",
+            let result = try await StderrOnATerminal.run(
+                VaultProcess.vaultPath,
                 [
-                    "-c", script, VaultProcess.vaultPath, "login", fixture.url, "alice", "--provider", "oidc", "--issuer", fixture.url,
-                    "--client-id", SignInFixture.client, "--timeout", "33",
-                ], environment: environment, timeout: 150)
-            let lines = result.out.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
-            let reminders = lines.filter { $0.hasPrefix("vault: still waiting for the sign-in in the browser (") }
-            #expect(reminders.count == 1, "\(result.out) \(result.err)")
+                    "login", fixture.url, "alice", "--provider", "oidc", "--issuer", fixture.url, "--client-id", SignInFixture.client,
+                    "--timeout", "33",
+                ], environment: environment)
+            let reminders = result.lines.filter { $0.hasPrefix("vault: still waiting for the sign-in in the browser (") }
+            #expect(reminders.count == 1, "\(result.lines)")
             #expect(reminders.first?.hasSuffix(" seconds left; Ctrl-C stops)") == true, "\(reminders)")
-            #expect(result.out.contains("exit=3"), "\(result.out)")
+            #expect(result.status == 3, "\(result.lines)")
         }
     }
 
