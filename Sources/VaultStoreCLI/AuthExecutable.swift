@@ -39,6 +39,9 @@ public enum AuthExecutable {
         return String(executable[...slash]) + "vault-auth"
     }
 
+    /// True when `vault-auth` is there, next to this executable, and may be run.
+    static var isInstalled: Bool { path.map { access($0, X_OK) == 0 } ?? false }
+
     /// Replaces this process with `vault-auth ARGUMENTS` (`execv`: the same process id,
     /// environment, descriptors and signals, so its exit status is the command's). The
     /// program name the user typed is kept as `argv[0]`. When it cannot be run, one line

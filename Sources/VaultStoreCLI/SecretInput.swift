@@ -28,7 +28,10 @@ package enum SecretInput {
             secret = Secret(bytes: PassphraseSource.dropOneNewline(bytes))
             guard secret.bytes.count <= maximumSize else { throw .invalidInput("the secret is larger than 1 MiB") }
         }
-        guard !secret.isEmpty else { throw .invalidInput("the secret is empty (pipe it on standard input)") }
+        guard !secret.isEmpty else {
+            // At a terminal nothing was typed; from a pipe, nothing came.
+            throw .invalidInput(Terminal.stdinIsTerminal ? "the secret is empty: nothing was typed" : "the secret on standard input is empty")
+        }
         return secret
     }
 }

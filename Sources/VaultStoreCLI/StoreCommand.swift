@@ -29,6 +29,14 @@ public struct StoreCommand: ParsableCommand {
         if arguments.isEmpty { CommandLineSummary.exitWithShortUsage() }
         // A completion script or a help dump must know every command: vault-auth's.
         let wholeCommandLine = arguments.contains { $0.hasPrefix("--generate-completion-script") || $0 == "--experimental-dump-help" }
+        // The help without vault-auth: this executable's own (the store commands), and what is
+        // missing, rather than no help at all (issue 38 §5.7).
+        if ["--help", "-h", "help"].contains(arguments.first), arguments.count == 1, !AuthExecutable.isInstalled {
+            Terminal.note(
+                "\(AuthExecutable.path ?? "vault-auth") is missing: this help shows the store commands only; "
+                    + "the sign-in commands (login, token, request, …) need vault-auth installed next to vault")
+            CommandLineSummary.runToExit(Self.self, arguments: arguments)
+        }
         guard let first = arguments.first, handledHere.contains(first), !wholeCommandLine,
             !needsAnotherBackend(arguments, environment: ProcessInfo.processInfo.environment)
         else {

@@ -67,6 +67,13 @@ extension SynchronousProcessSuites {
             #expect(token.status == 4, "\(token.status) \(token.err)")
             #expect(token.err.contains("vault-auth") && token.err.split(separator: "\n").count == 1, "\(token.err)")
             #expect(token.out.isEmpty)
+            // Its help is the store commands', and says what is missing (issue 38 §5.7).
+            let help = try ChildProcess.run(lonely, ["--help"], environment: environment)
+            #expect(help.status == 0, "\(help.err)")
+            #expect(help.out.contains("save") && help.out.contains("load") && !help.out.contains("Log in once"), "\(help.out)")
+            #expect(
+                help.err == "vault: \(dir)/bin/vault-auth is missing: this help shows the store commands only; the sign-in commands "
+                    + "(login, token, request, …) need vault-auth installed next to vault\n", "\(help.err)")
         }
 
         /// A `vault-auth` that is really `vault` (a copy, or a link) makes `vault` stop with

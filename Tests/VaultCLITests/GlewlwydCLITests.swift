@@ -160,6 +160,34 @@ struct GlewlwydCLITests {
         }
     }
 
+    @Test("the device grant: the code is shown, the person approves on Glewlwyd's device page, vault polls at its interval")
+    func deviceGrant() async throws {
+        try await withGlewlwyd { glewlwyd, fixture in
+            let login = try ChildProcess(
+                VaultProcess.vaultPath,
+                ["login", glewlwyd.base, "alice", "--provider", "oidc", "--issuer", glewlwyd.issuer, "--client-id", "vault-cli", "--device"],
+                environment: fixture.env, stderr: .intoStdout)
+            let shown = try #require(
+                try await login.waitForOutput(timeout: 60) { $0.firstMatch(of: #/enter the code (\S+)/#) != nil && $0.contains("waiting for") },
+                "\(login.output)")
+            let code = String(try #require(shown.firstMatch(of: #/enter the code (\S+)/#)).1)
+            // The other device: alice logs in to Glewlwyd and opens its device page with the code.
+            var browser = glewlwyd.browserEnvironment(log: "\(fixture.dir)/device.log")
+            browser["TEST_BROWSER_MODE"] = "glewlwyd-device"
+            let approve = try await ChildProcess.runAsync(
+                SignInFixture.browserPath, ["\(glewlwyd.settings["OIDC_DEVICE_VERIFY"] ?? "")?code=\(code)"],
+                environment: ProcessInfo.processInfo.environment.merging(browser) { $1 }, timeout: 60)
+            #expect(approve.status == 0, "\(approve.err)")
+            let result = try await login.finishAsync(timeout: 120)
+            let steps = (try? String(contentsOfFile: "\(fixture.dir)/device.log", encoding: .utf8)) ?? ""
+            #expect(result.status == 0, "\(result.out)\n\(steps)")
+            #expect(result.out.contains("logged in to \(glewlwyd.base) as alice (signed in:"), "\(result.out)")
+            let userinfo = try await fixture.vault(["request", glewlwyd.base, "alice", "/api/oidc/userinfo"])
+            #expect(userinfo.status == 0 && userinfo.out.contains("alice@example.com"), "\(userinfo.out) \(userinfo.err)")
+            fixture.expectNoLeak(result)
+        }
+    }
+
     @Test("logout: Glewlwyd refuses a public client's revocation (401): one line, exit 5, the local tokens gone")
     func refusedRevocation() async throws {
         try await withGlewlwyd { glewlwyd, fixture in

@@ -76,7 +76,7 @@ import VaultTestSupport
             let first = try await VaultProcess.vaultAsync(
                 ["save", "--server", "s", "--account", "a"], environment: environment, stdin: Data("one".utf8))
             #expect(first.status == 0, "\(first.err)")
-            #expect(first.err == "vault: creating a new vault file at \(dir)/vault.db\n", "\(first.err)")
+            #expect(first.err == "vault: created a new vault file at \(dir)/vault.db\n", "\(first.err)")
             let second = try await VaultProcess.vaultAsync(
                 ["save", "--server", "s", "--account", "b"], environment: environment, stdin: Data("two".utf8))
             #expect(second.status == 0 && second.err.isEmpty, "\(second.err)")
@@ -92,7 +92,7 @@ import VaultTestSupport
             try await save.answer("Repeat it:", with: "abc")
             #expect(try await save.finish() == 0, "\(save.text)")
             #expect(save.text.contains("shorter than 8 characters"), "\(save.text)")
-            #expect(save.text.contains("creating a new vault file at \(dir)/vault.db"), "\(save.text)")
+            #expect(save.text.contains("created a new vault file at \(dir)/vault.db"), "\(save.text)")
 
             let long = try Session(
                 ["save", "--server", "s", "--account", "b"], environment: environment(dir).merging(["VAULT_FILE": "\(dir)/long.db"]) { $1 })

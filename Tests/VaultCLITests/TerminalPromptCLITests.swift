@@ -65,14 +65,37 @@ import VaultTestSupport
             #expect(load.text.contains("typed-secret-4d1"), "load prints the secret (with a newline on a terminal)")
             #expect(!load.text.contains("typed-passphrase-9c2"))
 
+            // Issue 38 §5.7: a mistyped repeat asks again (3 tries); the secret typed first is kept.
+            let slip = try Session(
+                ["save", "--server", "s", "--account", "c"], environment: env.merging(["VAULT_FILE": "\(dir)/slip.db"]) { $1 })
+            try await slip.answer("Secret for c@s:", with: "kept-secret-7e1")
+            try await slip.answer("New vault passphrase:", with: "one-passphrase")
+            try await slip.answer("Repeat it:", with: "one-passphrasE")
+            try await slip.answer("New vault passphrase:", with: "one-passphrase", occurrence: 2)
+            try await slip.answer("Repeat it:", with: "one-passphrase", occurrence: 2)
+            #expect(try await slip.finish() == 0, "\(slip.text)")
+            #expect(slip.text.contains("the two passphrases differ; try again (2 tries left)"), "\(slip.text)")
+            let slipLoad = try await VaultProcess.vaultAsync(
+                ["load", "--server", "s", "--account", "c"],
+                environment: env.merging(["VAULT_FILE": "\(dir)/slip.db", "VAULT_PASSPHRASE": "one-passphrase"]) { $1 })
+            #expect(slipLoad.status == 0 && slipLoad.out == "kept-secret-7e1", "\(slipLoad.err)")
+
             let mismatch = try Session(
                 ["save", "--server", "s", "--account", "b"], environment: env.merging(["VAULT_FILE": "\(dir)/other.db"]) { $1 })
             try await mismatch.answer("Secret for a@s:".replacingOccurrences(of: "a@s", with: "b@s"), with: "x")
-            try await mismatch.answer("New vault passphrase:", with: "one")
-            try await mismatch.answer("Repeat it:", with: "two")
+            for round in 1...3 {
+                try await mismatch.answer("New vault passphrase:", with: "one", occurrence: round)
+                try await mismatch.answer("Repeat it:", with: "two", occurrence: round)
+            }
             #expect(try await mismatch.finish() == 2)
-            #expect(mismatch.text.contains("the two passphrases differ"))
+            #expect(mismatch.text.contains("the two passphrases differ (3 tries); nothing was changed"), "\(mismatch.text)")
             #expect(!FileManager.default.fileExists(atPath: "\(dir)/other.db"))
+
+            // Enter alone at the secret's prompt: said as what happened, not as a pipe's advice.
+            let empty = try Session(["save", "--server", "s", "--account", "d"], environment: env)
+            try await empty.answer("Secret for d@s:", with: "")
+            #expect(try await empty.finish() == 2)
+            #expect(empty.text.contains("the secret is empty: nothing was typed"), "\(empty.text)")
         }
     }
 }

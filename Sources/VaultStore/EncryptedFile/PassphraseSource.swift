@@ -248,9 +248,19 @@ public struct PassphraseSource: Sendable {
             return try nonEmpty(prompter.readSecret(prompt: "Vault passphrase: "))
         case .create, .change:
             let label = purpose == .create ? "New vault passphrase: " : "New passphrase: "
-            let first = try nonEmpty(prompter.readSecret(prompt: label))
-            let second = try prompter.readSecret(prompt: "Repeat it: ")
-            guard first == second else { throw .invalidInput("the two passphrases differ") }
+            // A mistyped repeat asks both again, as passwd(1) does: the command, and what was
+            // typed before it (a secret to save), is not lost to one slip.
+            var first = Secret("")
+            for attempt in 1...newPassphraseTries {
+                first = try nonEmpty(prompter.readSecret(prompt: label))
+                let second = try prompter.readSecret(prompt: "Repeat it: ")
+                if first == second { break }
+                guard attempt < newPassphraseTries else {
+                    throw .invalidInput("the two passphrases differ (\(newPassphraseTries) tries); nothing was changed")
+                }
+                let left = newPassphraseTries - attempt
+                prompter.warn("the two passphrases differ; try again (\(left) \(left == 1 ? "try" : "tries") left)")
+            }
             if String(decoding: first.bytes, as: UTF8.self).count < shortPassphraseLength {
                 prompter.warn(
                     "warning: the new passphrase is shorter than \(shortPassphraseLength) characters; "
@@ -259,6 +269,9 @@ public struct PassphraseSource: Sendable {
             return first
         }
     }
+
+    /// How many times a new passphrase and its repeat are asked for before the command gives up.
+    public static let newPassphraseTries = 3
 
     private static func nonEmpty(_ secret: Secret) throws(VaultError) -> Secret {
         guard !secret.isEmpty else { throw .invalidInput("the passphrase must not be empty") }

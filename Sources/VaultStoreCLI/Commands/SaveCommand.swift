@@ -35,8 +35,9 @@ struct SaveCommand: ParsableCommand {
             try store.checkStandardInput(["the secret"])
             let secret = try SecretInput.read(prompt: "Secret for \(key.account)@\(key.server): ")
             let opened = try store.openStore()
-            try NewVaultNotice.announce(opened)
+            let new = try NewVaultNotice.prepare(opened)
             try opened.save(Credential(key: key, secret: secret, label: label))
+            NewVaultNotice.announce(created: new)
         }
     }
 }

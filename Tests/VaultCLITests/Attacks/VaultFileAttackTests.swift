@@ -269,8 +269,8 @@ final class VaultFileAttackTests {
     }
 
     /// The first save's notice comes after the checks of the place: a refused place gets
-    /// its one line, never "creating a new vault file" for a file that is not created.
-    @Test("a first save into a refused place: only the refusal, no 'creating a new vault file'")
+    /// its one line, never "created a new vault file" for a file that is not created.
+    @Test("a first save into a refused place: only the refusal, no 'created a new vault file'")
     func firstSaveIntoARefusedPlace() async throws {
         try FileManager.default.createDirectory(atPath: vaultDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         symlink("\(dir)/elsewhere", vaultFile + ".lock")
@@ -282,7 +282,7 @@ final class VaultFileAttackTests {
         #expect(!FileManager.default.fileExists(atPath: vaultFile))
         chmod(vaultDir, 0o700)
         let created = try await save("a", secret)
-        #expect(created.status == 0 && created.err.contains("creating a new vault file"), "\(created.err)")
+        #expect(created.status == 0 && created.err.contains("created a new vault file"), "\(created.err)")
     }
 
     // MARK: the path and the directory
