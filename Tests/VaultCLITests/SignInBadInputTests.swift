@@ -71,10 +71,12 @@ struct SignInBadInputTests {
         #expect(result.out.isEmpty && !result.err.contains(secret))
     }
 
-    @Test("whoami for an account never logged in: exit 3, 'run vault login'")
+    @Test("whoami for an account never logged in: exit 1, no account there (issue 38 §5.1)")
     func whoamiNotLoggedIn() async throws {
         let (result, _) = try await run(["whoami", "--server", "https://api.example.com", "--account", "a"])
-        #expect(result.status == 3 && result.err.contains("run vault login"), "\(result.err)")
+        #expect(
+            result.status == 1 && result.err == "vault: no account \"a\" on https://api.example.com (no account is logged in there)\n",
+            "\(result.err)")
         #expect(result.out.isEmpty)
     }
 }
