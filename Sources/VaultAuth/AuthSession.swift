@@ -176,6 +176,8 @@ public struct AuthSession: Sendable {
         /// Whether a password item of the account is still stored (a logout without
         /// `forgetPassword` keeps it, for the next login).
         public var passwordKept = false
+        /// Whether the account had a password item before the logout.
+        public var hadPassword = false
     }
 
     /// Forgets the tokens and settings (and the password with `forgetPassword`). A Sign in with
@@ -190,16 +192,18 @@ public struct AuthSession: Sendable {
     public func logout(forgetPassword: Bool, revoke: Bool = true) async throws(AuthError) -> LogoutReport {
         var report = LogoutReport()
         let items = self.items
-        let (settings, tokens) = try await withAccountLock { () async throws(AuthError) in
+        let (settings, tokens, hadPassword) = try await withAccountLock { () async throws(AuthError) in
             // Read and deleted under the lock, so a refresh under way cannot store tokens back.
             let settings = (try await items.loadSettingsData()).flatMap(LoginSettings.decode)
             let tokens = try await items.loadTokens()
+            let hadPassword = try await items.loadPassword() != nil
             let isApple = settings?.provider == .apple
             try await items.removeTokens()
             if !isApple || forgetPassword { try await items.removeSettings() }
             if forgetPassword, !isApple { try await items.removePassword() }
-            return (settings, tokens)
+            return (settings, tokens, hadPassword)
         }
+        report.hadPassword = hadPassword
         report.settings = settings
         report.idToken = tokens?.idToken
         report.passwordKept = (try? await items.loadPassword()) != nil

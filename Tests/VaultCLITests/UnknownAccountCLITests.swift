@@ -24,6 +24,8 @@ struct UnknownAccountCLITests {
                 #expect(result.status == 1 && result.err == line, "\(arguments): \(result.status) \(result.err)")
                 #expect(result.out.isEmpty)
             }
+            let forget = try await fixture.vault(["logout", url, "alise", "--forget-password"])
+            #expect(forget.status == 1 && forget.err == line, "attack review 55b: \(forget.err)")
             // Nothing of alice was touched.
             #expect(try await fixture.vault(["token", url, "alice"]).status == 0)
         }
@@ -49,6 +51,13 @@ struct UnknownAccountCLITests {
             let logout = try await fixture.vault(["logout", fixture.url, "alice"])
             #expect(logout.status == 0, "\(logout.err)")
             #expect(logout.err.hasSuffix("; the password item stays (--forget-password removes it)\n"), "\(logout.err)")
+            // A second logout is no error: the password is still there (attack review 55b).
+            let again = try await fixture.vault(["logout", fixture.url, "alice"])
+            #expect(
+                again.status == 0
+                    && again.err == "vault: logged out of \(fixture.url) as alice (no tokens were kept); the password item stays "
+                        + "(--forget-password removes it)\n",
+                "\(again.err)")
             #expect(try await fixture.vault(["load", "--server", fixture.url, "--account", "alice"]).status == 0)
             #expect(try await fixture.vault(["login", fixture.url, "alice"], stdin: fixture.password).status == 0)
             let forget = try await fixture.vault(["logout", fixture.url, "alice", "--forget-password"])

@@ -49,8 +49,9 @@ struct LogoutCommand: AsyncParsableCommand {
         try await reportingAuthErrors { () async throws(AuthError) in
             let (report, server, account) = try await auth.withSession(store) { session throws(AuthError) in
                 let report = try await session.logout(forgetPassword: forgetPassword)
-                // Nothing of the account was there: a mistyped name is said, not passed over.
-                if !report.hadTokens && report.settings == nil && !forgetPassword {
+                // Nothing of the account was there (no tokens, settings or password): a
+                // mistyped name is said, not passed over; with --forget-password too.
+                if !report.hadTokens && report.settings == nil && !report.hadPassword {
                     throw .notLoggedIn(server: session.items.server, account: session.items.account)
                 }
                 return (report, session.items.server, session.items.account)
