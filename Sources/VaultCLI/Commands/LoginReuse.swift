@@ -26,9 +26,11 @@ extension LoginCommand {
         if let provider, provider != options.provider { return nil }
         // A secret goes only where it went before (attack review 55: a new --token-url or
         // --issuer was sent the stored client secret).
-        let trusted = Set([kept.tokenURL, kept.deviceURL, kept.revocationURL, kept.issuer].compactMap { $0.flatMap(Self.origin) })
+        let trusted = [kept.tokenURL, kept.deviceURL, kept.revocationURL, kept.issuer].compactMap { $0.flatMap(URL.init(string:)) }
         let secretStays =
-            [issuer, tokenURL, deviceURL, revocationURL].compactMap { $0 }.allSatisfy { Self.origin($0).map(trusted.contains) ?? false }
+            [issuer, tokenURL, deviceURL, revocationURL].compactMap { $0 }.allSatisfy { given in
+                URL(string: given).map { url in trusted.contains { URLPolicy.sameOrigin(url, $0) } } ?? false
+            }
             && (clientID == nil || clientID == kept.clientID)
         // An endpoint given now that changes the grant a provider signs in with unless told.
         let grantFollowsTheOptions = grant == nil && !device && authorizationURL != nil && options.authorizationURL == nil
@@ -53,14 +55,6 @@ extension LoginCommand {
         apple.keyID = apple.keyID ?? options.keyID
         apple.appleURL = apple.appleURL ?? options.appleURL
         return Reuse(secretStays: secretStays)
-    }
-
-    /// `scheme://host:port` of `url`, the port spelled out; nil for what is not a URL.
-    static func origin(_ url: String) -> String? {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), let host = parsed.host?.lowercased() else {
-            return nil
-        }
-        return "\(scheme)://\(host):\(parsed.port ?? (scheme == "https" ? 443 : 80))"
     }
 
     /// The options to keep with the account: these, resolved (the grant), and the client
