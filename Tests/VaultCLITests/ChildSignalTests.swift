@@ -50,8 +50,9 @@ struct ChildSignalTests {
                 exec \(SignInFixture.browserPath) "$@"
 
                 """
-            try script.write(toFile: browser, atomically: true, encoding: .utf8)
-            chmod(browser, 0o700)
+            // Close-on-exec: vault runs it at once, and a child another test spawns meanwhile
+            // must not hold it open for writing (ETXTBSY).
+            try ScriptFile.write(script, to: browser)
             var environment = fixture.browserEnvironment()
             environment["BROWSER"] = browser
             environment["TEST_BROWSER_SIGNALS"] = report

@@ -157,8 +157,9 @@ struct BrowserTakeoverAttackTests {
             chmod(shared, 0o755)
             let helpers = URL(fileURLWithPath: SignInFixture.browserPath).deletingLastPathComponent().path
             for name in ["test-browser", "takeover-attacker"] {
-                try FileManager.default.copyItem(atPath: "\(helpers)/\(name)", toPath: "\(shared)/\(name)")
-                chmod("\(shared)/\(name)", 0o755)
+                // Written close-on-exec (``ScriptFile``): vault runs these at once (ETXTBSY).
+                let text = try String(contentsOfFile: "\(helpers)/\(name)", encoding: .utf8)
+                try ScriptFile.write(text, to: "\(shared)/\(name)", mode: 0o755)
             }
             let log = "\(shared)/attacker.log"
             _ = FileManager.default.createFile(atPath: log, contents: nil)
