@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # etcd_dir and etcd are the caller's (below)
 # Scripts/lib/etcd-cluster.bash: a private three-member etcd cluster on loopback, for the
 # soak scripts (sourced, not run). Needs `etcd_dir` (the members' data and logs go there)
 # and `etcd` (the etcd binary) set before etcd_cluster_start.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # test_pass_names and test_pass_cmd are read by the callers
 # Scripts/lib/passes.bash: the test passes, by name, in one place for Scripts/test (which
 # runs them all, in this order) and Scripts/flake-hunt (which reruns one), so that a flake
 # hunt runs a pass exactly as the tests do (sourced, not run). Needs `swift_test` (the
