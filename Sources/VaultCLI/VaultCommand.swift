@@ -32,6 +32,7 @@ public struct VaultCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())
         if given.isEmpty { CommandLineSummary.exitWithShortUsage() }
+        SharedOptionsTopic.answer(given)
         do {
             var command = try parseAsRoot(given)
             if var asyncCommand = command as? AsyncParsableCommand {

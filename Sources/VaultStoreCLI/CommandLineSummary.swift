@@ -43,7 +43,7 @@ public enum CommandLineSummary {
         store:    save, load, remove, list, passwd, backend, lock, unlock
         sign-in:  login, status, token, request, whoami, logout, exec, agent
 
-        see vault --help, or vault <command> --help
+        see vault --help, vault <command> --help, or vault help options
 
         """
 

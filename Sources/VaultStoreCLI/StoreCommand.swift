@@ -27,6 +27,7 @@ public struct StoreCommand: ParsableCommand {
     public static func main(arguments: [String]) -> Never {
         ArgumentText.requireUTF8()
         if arguments.isEmpty { CommandLineSummary.exitWithShortUsage() }
+        SharedOptionsTopic.answer(arguments)
         // A completion script or a help dump must know every command: vault-auth's.
         let wholeCommandLine = arguments.contains { $0.hasPrefix("--generate-completion-script") || $0 == "--experimental-dump-help" }
         // The help without vault-auth: this executable's own (the store commands), and what is

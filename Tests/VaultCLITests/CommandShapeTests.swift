@@ -159,7 +159,7 @@ import VaultTestSupport
 
     @Test func helpFitsAndExamplesAreWhole() async throws {
         try await withVault { env in
-            for command in [[]] + Self.commands.map({ [$0] }) {
+            for command in [[]] + (Self.commands + ["agent"]).map({ [$0] }) + [["help", "options"]] {
                 let help = try await run(VaultProcess.vaultPath, command + ["--help"], env)
                 #expect(help.status == 0, "\(command): \(help.err)")
                 for line in help.out.split(separator: "\n") {
@@ -196,13 +196,58 @@ import VaultTestSupport
             let unlock = try await help("unlock")
             #expect(unlock.contains("--passphrase-file") && !unlock.contains("--etcd-") && !unlock.contains("--no-key-cache"))
             let load = try await help("load")
-            for group in ["STORE OPTIONS:", "KEYRING OPTIONS:", "ETCD OPTIONS:"] { #expect(load.contains(group), "\(group)") }
+            for group in ["STORE OPTIONS:", "KEYRING OPTIONS:", "ETCD OPTIONS:"] { #expect(!load.contains(group), "\(group)") }
             #expect(load.contains("USAGE: vault load <server> <account>"), "\(load)")
             let token = try await help("token")
             #expect(token.contains("SIGN-IN OPTIONS:") && token.contains("--timeout"))
             #expect(token.contains("refreshed"), "-v says what it reports")
             let manual = try await run(VaultProcess.vaultPath, ["--help"], env).out
             for code in ["126", "127", "130", "143"] { #expect(manual.contains(code), "exit code \(code) listed") }
+        }
+    }
+
+    /// The commands whose help hides the shared store options and points at `vault help options`.
+    static let sharingCommands = ["save", "load", "remove", "list", "login", "status", "token", "request", "logout", "whoami", "exec", "agent"]
+
+    @Test func sharedOptionsAreDocumentedOnce() async throws {
+        try await withVault { env in
+            let shared = [
+                "--backend", "--file", "--verbose", "--passphrase-file", "--no-key-cache", "--prompt-timeout", "--no-prompt",
+                "--etcd-endpoints", "--etcd-insecure-http", "--etcd-prefix", "--etcd-cacert", "--etcd-cert", "--etcd-key",
+                "--etcd-user", "--etcd-password-file",
+            ]
+            for command in Self.sharingCommands {
+                let help = try await run(VaultProcess.vaultPath, [command, "--help"], env)
+                #expect(help.status == 0, "\(command): \(help.err)")
+                for option in shared { #expect(!help.out.contains(option + " "), "\(command) --help repeats \(option)") }
+                #expect(help.out.contains("vault help options"), "\(command) --help: \(help.out)")
+            }
+            let login = try await run(VaultProcess.vaultPath, ["login", "--help"], env)
+            #expect(login.out.split(separator: "\n").count < 110, "login --help: \(login.out.split(separator: "\n").count) lines")
+            // Once, whole, from either executable: each option with its environment variable.
+            for executable in [VaultProcess.vaultPath, Self.vaultAuthPath] {
+                let topic = try await run(executable, ["help", "options"], env)
+                #expect(topic.status == 0 && topic.err.isEmpty, "\(topic.err)")
+                for option in shared { #expect(topic.out.contains(option), "vault help options lacks \(option)") }
+                for group in ["STORE OPTIONS:", "KEYRING OPTIONS:", "ETCD OPTIONS:", "VAULT_BACKEND", "VAULT_ETCD_ENDPOINTS"] {
+                    #expect(topic.out.contains(group), "vault help options lacks \(group)")
+                }
+                #expect(!topic.out.contains("USAGE:") && !topic.out.contains("--help"), "\(topic.out)")
+            }
+        }
+    }
+
+    @Test func aHiddenSharedOptionIsStillKnownToUsageErrors() async throws {
+        try await withVault { env in
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["load", "h.example.com", "a", "--backnd", "file"], env),
+                "unknown option '--backnd'; did you mean '--backend'? (see vault load --help)")
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["load", "h.example.com", "a", "--no-prompt", "--bogus"], env),
+                "unknown option '--bogus' (see vault load --help)")
+            expectUsage(
+                try await run(Self.vaultAuthPath, ["token", "h.example.com", "a", "-backend", "file"], env),
+                "unknown option '-backend'; did you mean '--backend'? (see vault token --help)")
         }
     }
 

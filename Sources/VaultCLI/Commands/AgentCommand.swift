@@ -19,8 +19,8 @@ struct AgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
         abstract: "Keep accounts logged in and serve their tokens over a socket (runs in the foreground).",
-        usage: "vault agent [--account <server> <account>]... [--keep-alive <duration>] "
-            + "[--token-file <path>=<account>@<server>]... [--secret-service] [<options>]",
+        usage: "vault agent [--account <server> <account>]... [--keep-alive <duration>]\n"
+            + "  [--token-file <path>=<account>@<server>]... [--secret-service]\n  [<options>]",
         discussion: """
             The agent refreshes every logged-in account (or those named with --account) ahead \
             of its access token's expiry and before its refresh token's idle window ends, and \
@@ -33,6 +33,8 @@ struct AgentCommand: AsyncParsableCommand {
             session bus from the encrypted vault file (docs/headless-secret-service.md). \
             Exit 4 when the socket cannot be used (another agent runs there, an unsafe \
             directory) or the bus name is taken; --check exits 0 when an agent answers, else 4.
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @Option(
@@ -60,11 +62,11 @@ struct AgentCommand: AsyncParsableCommand {
             "Also serve org.freedesktop.secrets on the session bus from the encrypted vault file, for every libsecret program."))
     var secretService = false
 
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     mutating func validate() throws {

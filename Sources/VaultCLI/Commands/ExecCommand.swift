@@ -18,6 +18,8 @@ struct ExecCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exec",
         abstract: "Run a command with secrets and access tokens in its environment.",
+        usage: "vault exec [--env <binding>]... [--token <binding>]... [<options>]\n"
+            + "  [--timeout <seconds>] -- <command> [<argument>...]",
         discussion: """
             Nothing secret goes in an argument list. Each value is loaded (and each token \
             refreshed, or logged in again) before the command starts; if one cannot be, \
@@ -27,6 +29,8 @@ struct ExecCommand: AsyncParsableCommand {
 
               vault exec --token GITHUB_TOKEN=deploy-bot@https://api.github.com \\
                   -- /usr/local/bin/deploy
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @Option(name: .customLong("env"), help: ArgumentHelp("NAME=ACCOUNT@SERVER: NAME gets the item's secret (repeatable).", valueName: "binding"))
@@ -40,11 +44,11 @@ struct ExecCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for each HTTP request of a --token (default 30).", valueName: "seconds"))
     var timeout: Double?
 
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))

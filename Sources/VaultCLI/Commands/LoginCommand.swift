@@ -54,6 +54,8 @@ struct LoginCommand: AsyncParsableCommand {
                   --client-id com.example.app --team-id TEAM --key-id KEY \\
                   --private-key-file AuthKey_KEY.p8 \\
                   --name "Alice Example" --email a@example.com
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @Argument(help: ArgumentHelp("The server's base URL and the account; or --server and --account.", valueName: "server account"))
@@ -98,11 +100,11 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "OAuth 2.0 scope to request (oidc default: \"openid profile email offline_access\"; oidc always adds openid).")
     var scope: String?
     @OptionGroup var apple: AppleLoginOptions
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     /// The scope an OpenID Connect sign-in asks for unless told.

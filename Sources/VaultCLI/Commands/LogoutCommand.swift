@@ -19,6 +19,8 @@ struct LogoutCommand: AsyncParsableCommand {
             end-session URL (OpenID Connect RP-initiated logout) is printed on stdout, to open in \
             the browser you signed in with (vault does not open it: the ID token in it would be \
             on the browser's command line).
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @Argument(
@@ -32,11 +34,11 @@ struct LogoutCommand: AsyncParsableCommand {
     var endSession = false
     @Option(help: ArgumentHelp("Where the provider sends the browser after --end-session.", valueName: "url"))
     var postLogoutRedirectURI: String?
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     mutating func validate() throws {

@@ -20,6 +20,8 @@ struct RequestCommand: AsyncParsableCommand {
 
               vault request https://api.example.com alice /api/get_devs
               vault request /api/get_devs       # the only account logged in
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @OptionGroup(title: "Sign-in options") var auth: AuthOptions
@@ -42,11 +44,11 @@ struct RequestCommand: AsyncParsableCommand {
     var words: [String] = []
     /// The path or URL: the last argument.
     var target: String { words.last ?? "" }
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     mutating func validate() throws {

@@ -39,15 +39,17 @@ struct StatusCommand: AsyncParsableCommand {
             When `vault agent` answers, the text says what it does for each account, and \
             the JSON object has "agent" ({"version", "locked"}) and each account an "agent" \
             object: "kept", "state", "next_refresh_at", "last_refresh_at", "last_error".
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @Flag(help: "Print one JSON object (field names above).")
     var json = false
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
     func validate() throws { try store.validate() }
 

@@ -23,6 +23,8 @@ struct TokenCommand: AsyncParsableCommand {
             With -v, stderr says how the token was got: the stored access token was \
             used, it was refreshed, or the account logged in again with the stored \
             password.
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @Argument(
@@ -30,11 +32,11 @@ struct TokenCommand: AsyncParsableCommand {
             "The server's base URL and the account; or --server and --account. Left out: the only account logged in.", valueName: "server account"))
     var names: [String] = []
     @OptionGroup(title: "Sign-in options") var auth: AuthOptions
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     mutating func validate() throws {

@@ -18,6 +18,8 @@ struct WhoamiCommand: AsyncParsableCommand {
             token (it did not sign in with OpenID Connect). A Sign in with Apple profile that is \
             not registered yet (the name and e-mail address of the first sign-in) is shown too; \
             with --json under "pending_profile".
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     /// The `--json` key of the Sign in with Apple profile not yet registered (`name`, `email`).
@@ -30,11 +32,11 @@ struct WhoamiCommand: AsyncParsableCommand {
     @OptionGroup(title: "Sign-in options") var auth: AccountOptions
     @Flag(help: "Print every claim (and a pending profile, under pending_profile) as one JSON object.")
     var json = false
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     mutating func validate() throws {

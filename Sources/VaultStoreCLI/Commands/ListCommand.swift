@@ -15,7 +15,7 @@ struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List items: server, account and label, never secrets.",
-        usage: "vault list [<server>] [--json] [--all] [<options>]")
+        usage: "vault list [<server>] [--json] [--all] [<options>]", discussion: SharedOptionsTopic.pointer)
 
     @Argument(help: ArgumentHelp("Only the items of this server; or --server.", valueName: "server"))
     var serverArgument: String?
@@ -25,11 +25,11 @@ struct ListCommand: ParsableCommand {
     var json = false
     @Flag(help: "Also list vault's own token and login-settings items (with their kind).")
     var all = false
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
 
     /// The server, given once (as an argument or with --server), or nil for every item.

@@ -16,14 +16,16 @@ struct LoadCommand: ParsableCommand {
 
               vault load api.example.com ci-bot
               vault load --server api.example.com --account ci-bot
+
+            \(SharedOptionsTopic.pointer)
             """)
 
     @OptionGroup var item: ItemOptions
-    @OptionGroup(title: "Store options") var backendChoice: BackendChoice
-    @OptionGroup(title: "Store options") var passphraseOption: PassphraseFileOption
-    @OptionGroup(title: "Store options") var keyCacheOption: KeyCacheOption
-    @OptionGroup(title: "Keyring options") var keyringOptions: KeyringPromptOptions
-    @OptionGroup(title: "etcd options") var etcdOptions: EtcdOptions
+    @OptionGroup(title: "Store options", visibility: .hidden) var backendChoice: BackendChoice
+    @OptionGroup(title: "Store options", visibility: .hidden) var passphraseOption: PassphraseFileOption
+    @OptionGroup(title: "Store options", visibility: .hidden) var keyCacheOption: KeyCacheOption
+    @OptionGroup(title: "Keyring options", visibility: .hidden) var keyringOptions: KeyringPromptOptions
+    @OptionGroup(title: "etcd options", visibility: .hidden) var etcdOptions: EtcdOptions
     var store: StoreOptions { StoreOptions(backendChoice, passphraseOption, keyCacheOption, keyringOptions, etcdOptions) }
     func validate() throws { try store.validate() }
 

@@ -42,11 +42,16 @@ package enum UsageMessage {
         for error: any Error, of root: Root.Type, _ command: any ParsableCommand.Type, arguments: [String], help pointer: String
     ) -> String {
         let isRoot = ObjectIdentifier(command) == ObjectIdentifier(Root.self)
+        // Hidden options count: the shared store options are hidden from each command's help
+        // (``SharedOptionsTopic``) and still accepted.
         let text =
-            isRoot ? Root.helpMessage(includeHidden: false, columns: 10_000) : Root.helpMessage(for: command, includeHidden: false, columns: 10_000)
+            isRoot ? Root.helpMessage(includeHidden: true, columns: 10_000) : Root.helpMessage(for: command, includeHidden: true, columns: 10_000)
         let known = optionNames(text)
         if let unknown = firstUnknownOption(arguments, known: known) {
-            let hint = unknown.hasPrefix("--") ? Suggestion.nearest(to: unknown, in: known.filter { $0.hasPrefix("--") }) : nil
+            let hint =
+                unknown.hasPrefix("--")
+                ? Suggestion.nearest(to: unknown, in: known.filter { $0.hasPrefix("--") })
+                : known.contains("-" + unknown) ? "-" + unknown : nil
             return "unknown option '\(shown(unknown))'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(pointer)"
         }
         return "\(restyled(Root.message(for: error))) \(pointer)"
@@ -74,7 +79,8 @@ package enum UsageMessage {
     }
 
     /// The first option in `arguments` (before a `--`) that is not one of `known`: a long
-    /// option (`--sever`, `--sever=x`) or a single-letter one (`-q`); nil when there is none.
+    /// option (`--sever`, `--sever=x`), a single-letter one (`-q`), or a long one typed with
+    /// one dash (`-backend`, when `--backend` is known); nil when there is none.
     static func firstUnknownOption(_ arguments: [String], known: Set<String>) -> String? {
         for argument in arguments {
             if argument == "--" { return nil }
@@ -85,6 +91,9 @@ package enum UsageMessage {
                 !known.contains(argument)
             {
                 return argument
+            } else if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 {
+                let name = String(argument.prefix { $0 != "=" })
+                if known.contains("-" + name) { return name }
             }
         }
         return nil
