@@ -62,7 +62,7 @@ test_runner() {
 test_pass_names=(cli signin everyday etcd-cli etcd library provider keepassxc-store keepassxc-cli keepassxc-own)
 
 test_pass_everyday='CommandShapeTests|StatusCLITests|NotFoundHintTests|RequestOutputCLITests|NetworkErrorCLITests|PassphraseHelpCLITests'
-test_pass_everyday+='|DocsExamplesTests|ChildSignalTests|PackagingTests|EverydayAttackTests'
+test_pass_everyday+='|DocsExamplesTests|ChildSignalTests|PackagingTests|EverydayAttackTests|ManualPageTests'
 test_pass_signin='AuthCLITests|SignInCLITests|ExecCLITests|HTTPAttackTests|PrivateDirectoryRuleTests|LogoutReportTests|AgentEndToEndTests'
 
 # A pass's bound in seconds, widened as the tests' own bounds are under a sanitizer
