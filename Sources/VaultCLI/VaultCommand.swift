@@ -2,7 +2,6 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import ArgumentParser
-import Logging
 import VaultEtcd
 import VaultStore
 import VaultStoreCLI
@@ -29,7 +28,7 @@ public struct VaultCommand: AsyncParsableCommand {
         EtcdSettings.register()
         ArgumentText.requireUTF8()
         ProcessHardening.apply()
-        LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        JournalLogHandler.bootstrap()
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())
         if given.isEmpty { CommandLineSummary.exitWithShortUsage() }
         SharedOptionsTopic.answer(given)
