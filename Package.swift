@@ -53,6 +53,9 @@ let package = Package(
         ),
         // The kernel's key retention service (keyrings(7)), for the file backend's key cache.
         .target(name: "CLinuxKeyring"),
+        // Linux calls Swift cannot make itself: prctl, fgetxattr, close_range, and the
+        // sock_diag lookup of a loopback connection's owner.
+        .target(name: "CLinuxSystem"),
         // The lock every module shares state under: a pthread mutex, which ThreadSanitizer sees.
         .target(name: "VaultSync"),
         .target(
@@ -61,6 +64,7 @@ let package = Package(
                 "VaultSync",
                 "CLibSecret",
                 "CLinuxKeyring",
+                "CLinuxSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -73,6 +77,7 @@ let package = Package(
             dependencies: [
                 "VaultSync",
                 "VaultStore",
+                "CLinuxSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,14 +121,16 @@ let package = Package(
         // The store commands and what every command shares; no networking, no Foundation.
         .target(
             name: "VaultStoreCLI",
-            dependencies: ["VaultSync", "VaultStore", "VaultAgentProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "VaultSync", "VaultStore", "VaultAgentProtocol", "CLinuxSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // `vault agent`: the socket server, the accounts it keeps alive, token files.
         .target(
             name: "VaultAgent",
             dependencies: [
                 "VaultSync",
-                "VaultAgentProtocol", "VaultAuth", "VaultStore",
+                "VaultAgentProtocol", "VaultAuth", "VaultStore", "CLinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import CLinuxSystem
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -91,15 +93,9 @@ public enum SecretFileAccess {
 
     /// The file's access ACL, or nil when it has none beyond its mode (or ACLs cannot be read here).
     static func accessControlList(_ fd: Int32) -> AccessControlList? {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fgetxattr") else { return nil }
-        // Looked up by name: Glibc's Swift module does not export <sys/xattr.h>.
-        let read = unsafeBitCast(symbol, to: GetXattr.self)
         var bytes = [UInt8](repeating: 0, count: 4 + 8 * 64)
-        let count = bytes.withUnsafeMutableBytes { read(fd, "system.posix_acl_access", $0.baseAddress, $0.count) }
+        let count = bytes.withUnsafeMutableBytes { vault_fgetxattr(fd, "system.posix_acl_access", $0.baseAddress, $0.count) }
         guard count > 0 else { return nil }
         return AccessControlList(Array(bytes[0..<count]))
     }
-
-    /// `fgetxattr(2)`'s C type.
-    private typealias GetXattr = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
 }

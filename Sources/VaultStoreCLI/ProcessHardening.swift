@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import CLinuxSystem
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -142,11 +143,6 @@ package enum ProcessHardening {
         }
     }
 
-    /// `prctl(PR_SET_DUMPABLE, 0)`. Glibc's Swift module does not export `prctl` (it is
-    /// variadic in C), so it is looked up by name; `PR_SET_DUMPABLE` is 4 (linux/prctl.h).
-    private static func setNotDumpable() {
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
-        _ = unsafeBitCast(symbol, to: Prctl.self)(4, 0, 0, 0, 0)
-    }
+    /// `prctl(PR_SET_DUMPABLE, 0)` (CLinuxSystem: Swift cannot call the variadic C function).
+    private static func setNotDumpable() { _ = vault_set_not_dumpable() }
 }

@@ -220,28 +220,24 @@ struct SignInPartsTests {
         await listener.close()
     }
 
-    @Test("the owner of a loopback client socket, from /proc/net/tcp and tcp6 (IPv4-mapped); none in TIME_WAIT or when missing")
-    func peerOwnerTables() {
-        let loopback = inet_addr("127.0.0.1")
-        let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-        let listening = "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 100 1 0 100 0 0 10 0\n"
-        let serverSide = "   1: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 101 1 0 20 4 30 10 -1\n"
-        let client = "   2: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  4242        0 102 1 0 20 4 30 10 -1\n"
-        let timeWait = "   2: 0100007F:C350 0100007F:1F90 06 00000000:00000000 03:00001000 00000000     0        0 0 3 0\n"
-        let mapped =
-            "   0: 0000000000000000FFFF00000100007F:C350 0000000000000000FFFF00000100007F:1F90 01 00000000:00000000 "
-            + "00:00000000 00000000  1000        0 103 1 0 20 4 30 10 -1\n"
-        let connection = (client: (loopback, 0xC350), server: (loopback, 0x1F90))
-        func owner(_ tcp: String, _ tcp6: String = header) -> UInt32? {
-            LoopbackPeerOwner.uid(client: connection.client, server: connection.server, tables: [header + tcp, tcp6])
+    @Test("the owner of a loopback client socket, by sock_diag: IPv4, IPv6, a dual-stack client; none once closed or unknown")
+    func peerOwnerLookup() throws {
+        let me = UInt32(geteuid())
+        for (family, server) in [(AF_INET, "127.0.0.1"), (AF_INET6, "::1")] {
+            let connection = try LoopbackConnection(family: family, host: server)
+            defer { connection.close() }
+            #expect(connection.owner() == me, "\(server): the client's socket is this process's")
+            #expect(connection.owner(serverPort: connection.serverPort &+ 1) == nil, "\(server): no such connection")
         }
-        #expect(owner(listening + serverSide + client) == 4242, "the client's socket, not vault's own end")
-        #expect(owner(listening + serverSide) == nil, "no entry for the client: unknown")
-        #expect(owner(serverSide + timeWait) == nil, "TIME_WAIT shows uid 0: unknown, not root")
-        #expect(owner(serverSide, header + mapped) == 1000, "a dual-stack client socket in tcp6")
-        #expect(LoopbackPeerOwner.uid(client: connection.client, server: (loopback, 0x1F91), tables: [header + client]) == nil)
-        let maps = LoopbackPeerOwner.read("/proc/self/maps") ?? ""
-        #expect(maps.utf8.count > 4096 && maps.hasSuffix("\n"), "a /proc file is read to its end, not only its first page")
+        // A dual-stack (AF_INET6) client socket connected to 127.0.0.1 is found by the IPv4 lookup.
+        let mapped = try LoopbackConnection(family: AF_INET, host: "127.0.0.1", clientFamily: AF_INET6)
+        defer { mapped.close() }
+        #expect(mapped.owner() == me)
+        // After the client's close the socket is in TIME_WAIT (shown as root's): unknown, not root.
+        let closing = try LoopbackConnection(family: AF_INET, host: "127.0.0.1")
+        closing.closeClientFirst()
+        #expect(closing.owner() == nil)
+        closing.close()
     }
 
     static func authorizationURL(_ redirectURI: String) -> URL {

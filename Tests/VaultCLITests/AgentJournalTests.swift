@@ -54,6 +54,7 @@ import VaultTestSupport
             #expect(line.firstMatch(of: /\d{4}-\d\d-\d\dT\d\d:/) == nil, "a timestamp the journal records itself: \(line)")
         }
         #expect(lines.contains { $0.hasPrefix("<5>vault.agent: ") && $0.contains("serving at") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("not dumpable") }, "prctl(PR_SET_DUMPABLE, 0) took: \(lines)")
         #expect(lines.contains { $0.hasPrefix("<6>vault.agent: ") && $0.contains("stopping") }, "\(lines)")
         if getuid() == 0 {
             #expect(lines.contains { $0.hasPrefix("<4>vault.agent: refused a connection from uid 65534") }, "\(lines)")

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import CLinuxSystem
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -41,11 +43,6 @@ enum MemoryHardening {
         return Outcome(memoryNotLockedBecause: nil, dumpable: dumpable)
     }
 
-    /// `prctl(PR_SET_DUMPABLE, 0)`, looked up by name (Swift cannot call the variadic C
-    /// declaration); true when it took.
-    private static func setNotDumpable() -> Bool {
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return false }
-        return unsafeBitCast(symbol, to: Prctl.self)(4, 0, 0, 0, 0) == 0
-    }
+    /// `prctl(PR_SET_DUMPABLE, 0)`; true when it took.
+    private static func setNotDumpable() -> Bool { vault_set_not_dumpable() == 0 }
 }

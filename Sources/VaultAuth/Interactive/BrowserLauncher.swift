@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import CLinuxSystem
 import Foundation
 import VaultStore
 
@@ -59,6 +60,8 @@ public struct BrowserLauncher: Sendable {
     /// inherits nothing else: not the loopback listener, not the connection to the provider,
     /// not a lock. (vault runs no other program, so this costs it nothing.)
     static func closeOnExec() {
+        // One call (Linux 5.11 and later); else each descriptor /proc/self/fd lists.
+        if vault_close_range_cloexec(3) == 0 { return }
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
         for case let descriptor? in entries.map({ Int32($0) }) where descriptor > 2 {
             let flags = fcntl(descriptor, F_GETFD)

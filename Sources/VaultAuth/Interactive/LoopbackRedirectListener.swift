@@ -32,7 +32,7 @@ public struct RefusedConnection: Sendable, Hashable, CustomStringConvertible {
 /// ``LoopbackRedirect`` given (`--redirect-uri`), for the browser of vault's own user only.
 ///
 /// - **Its own user only**: a connection is served only when the client's socket belongs to
-///   the uid vault runs as (``LoopbackPeerOwner``, from `/proc/net/tcp{,6}`). Any other
+///   the uid vault runs as (``LoopbackPeerOwner``, asked of the kernel by sock_diag). Any other
 ///   connection, or one whose owner cannot be found, is closed before a byte is read and
 ///   reported to `refused` (once per owner); the listener goes on waiting.
 /// - **The start link**: the browser is given ``startURL``,
