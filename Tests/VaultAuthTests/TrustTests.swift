@@ -102,6 +102,7 @@ struct TrustTests {
             ("0x7f.0.0.1", false), ("127.1", false), ("0177.0.0.1", false), ("::ffff:8.8.8.8", false),
             ("127.+1.0.1", false), ("127.0.0.-0", false), ("127.0.0.01", false), ("127.0.0.256", false), ("127.0.0.", false),
             ("127..0.1", false), ("127.0.0.1.", false), ("LOCALHOST", true), ("127.0.0.0", true), ("127.0.0.1 ", false),
+            ("127.0.0.1\u{0}.evil.example", false), ("127.0.0.1\u{0}", false), ("128.0.0.1", false), ("126.255.255.255", false),
         ])
     func loopback(host: String, expected: Bool) {
         #expect(URLPolicy.isLoopback(host) == expected, "\(host)")

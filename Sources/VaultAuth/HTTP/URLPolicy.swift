@@ -47,37 +47,19 @@ public enum URLPolicy {
     /// and `localhost` itself. Other names under `.localhost` are not trusted: a resolver
     /// may send them anywhere, and so may a name that only looks like an address.
     public static func isLoopback(_ host: String) -> Bool {
-        if isLoopbackIPv4(host.utf8) { return true }
+        if isLoopbackIPv4(host) { return true }
         let canonical = Origin.canonicalHost(host)
         return canonical == "localhost" || canonical == "::1"
     }
 
-    /// `127.A.B.C` with each part 0...255 written in at most three decimal digits, without
-    /// a leading zero: read byte by byte (this runs for every request).
-    private static func isLoopbackIPv4(_ bytes: String.UTF8View) -> Bool {
-        var parts = 0
-        var digits = 0
-        var value = 0
-        var first = -1
-        var leadingZero = false
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "."):
-                guard digits > 0 else { return false }
-                if parts == 0 { first = value }
-                parts += 1
-                (digits, value, leadingZero) = (0, 0, false)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                guard !leadingZero else { return false }
-                leadingZero = digits == 0 && byte == UInt8(ascii: "0")
-                digits += 1
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-                guard digits <= 3, value <= 255 else { return false }
-            default:
-                return false
-            }
-        }
-        return digits > 0 && parts == 3 && first == 127
+    /// `127.A.B.C`, as `inet_pton(AF_INET)` reads an address: four decimal parts of 0...255,
+    /// no leading zero, no sign, nothing around. A NUL byte would end the C string early
+    /// (`127.0.0.1\0.evil`), so a host holding one is none.
+    private static func isLoopbackIPv4(_ host: String) -> Bool {
+        guard host.utf8.count <= 15, !host.utf8.contains(0) else { return false }
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else { return false }
+        return UInt32(bigEndian: address.s_addr) >> 24 == 127
     }
 
     /// True when both URLs have an origin and it is the same (see `Origin`).
