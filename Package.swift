@@ -252,6 +252,7 @@ let package = Package(
             dependencies: [
                 "VaultSync",
                 "VaultSecretService", "VaultStore", "VaultTesting", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultEtcdFormat", "VaultTestSupport"]),
         .testTarget(
