@@ -136,6 +136,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // GMP (Debian's libgmp-dev): the DH session's side-channel-silent mpn_sec_powm.
+        .systemLibrary(name: "CGMP", pkgConfig: "gmp", providers: [.apt(["libgmp-dev"])]),
         // GDBus from GIO (Debian's libglib2.0-dev), for the Secret Service provider.
         .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // `vault agent --secret-service`: org.freedesktop.secrets served from the vault's contents.
@@ -143,7 +145,7 @@ let package = Package(
             name: "VaultSecretService",
             dependencies: [
                 "VaultSync",
-                "CGio", "VaultStore",
+                "CGio", "CGMP", "VaultStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,7 +213,7 @@ let package = Package(
             name: "VaultFuzzing",
             dependencies: [
                 "VaultSync",
-                "VaultStore", "VaultAuth", "VaultEtcdFormat", "VaultAgentProtocol", "GitCredential", "VaultSecretService",
+                "VaultStore", "VaultAuth", "VaultEtcdFormat", "VaultAgentProtocol", "GitCredential", "VaultSecretService", "CGMP",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]

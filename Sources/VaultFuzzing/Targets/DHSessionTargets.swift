@@ -9,33 +9,31 @@ import VaultSecretService
 /// Input: one byte n, then n bytes of the client's public key, then the bytes to wrap (and,
 /// read as IV and ciphertext, to unwrap). Invariants:
 /// - a key is accepted exactly when it is 1 < y < p − 1 in at most 129 bytes (at most 128
-///   significant), by the schoolbook reference; a refusal is `invalidArguments`;
-/// - for an accepted key, the Montgomery y^x mod p equals the schoolbook one, for a fixed x;
+///   significant), by GMP's ordinary integers (the reference); a refusal is `invalidArguments`;
+/// - for an accepted key, the session's y^x mod p (`mpn_sec_powm`) equals the reference's
+///   (`mpz_powm`), for a fixed x;
 /// - the session's AES key is the one the shared secret gives: a session opened from the
 ///   other side (the reference's y^x as the peer, exponent 1) reads what this one wraps;
 /// - unwrap(wrap(s)) == s; unwrapping anything else is refused (`invalidArguments`) or gives
 ///   a value whose padding took 1 to 16 bytes of whole 16-byte blocks.
 enum DHSessionTargets {
-    /// The fixed private exponent: 32 bits, eight different nibbles (zero among them) for
-    /// the Montgomery code's table. (The provider's own are 256 bits; 32 keep the schoolbook
-    /// reference fast enough to fuzz.)
+    /// The fixed private exponent: 32 bits, eight different nibbles (zero among them).
     static let exponent: [UInt8] = [0xF0, 0xE1, 0xD2, 0xC3]
 
-    static let prime = SchoolbookArithmetic.limbs(bigEndian: OakleyGroup2.prime)
-    static let primeMinusOne = SchoolbookArithmetic.limbs(bigEndian: Array(OakleyGroup2.prime.dropLast()) + [OakleyGroup2.prime[127] - 1])
+    static let prime = OakleyGroup2.prime
+    static let primeMinusOne = Array(OakleyGroup2.prime.dropLast()) + [OakleyGroup2.prime[127] - 1]
 
     static let session = FuzzTarget(
         name: "dh-session",
-        summary: "a client's DH public key, then secrets wrapped and unwrapped: range checks, modpow vs schoolbook, PKCS#7"
+        summary: "a client's DH public key, then secrets wrapped and unwrapped: range checks, sec_powm vs mpz_powm, PKCS#7"
     ) { bytes throws(InvariantViolation) in
         let keyLength = Int(bytes.first ?? 0)
         let key = Array(bytes.dropFirst().prefix(keyLength))
         let payload = Array(bytes.dropFirst(1 + key.count))
 
-        let value = SchoolbookArithmetic.limbs(bigEndian: key)
         let inRange =
-            key.count <= OakleyGroup2.byteCount + 1 && SchoolbookArithmetic.compare(value, [1]) > 0
-            && SchoolbookArithmetic.compare(value, primeMinusOne) < 0
+            key.count <= OakleyGroup2.byteCount + 1 && ReferenceArithmetic.compare(key, [1]) > 0
+            && ReferenceArithmetic.compare(key, primeMinusOne) < 0
         let opened: DHTransferSession
         let publicKey: [UInt8]
         do throws(TransferSessionError) {
@@ -48,12 +46,11 @@ enum DHSessionTargets {
         try require(inRange, "a key out of range (\(key.count) bytes) was accepted")
         try require(publicKey == ownPublicKey, "the provider's public key is not g^x mod p")
 
-        // The Montgomery exponentiation against the schoolbook one.
-        let shared = SchoolbookArithmetic.power(value, exponent: exponent, modulus: prime)
-        let sharedBytes = SchoolbookArithmetic.bigEndian(shared, byteCount: OakleyGroup2.byteCount)
+        // The side-channel-silent exponentiation against GMP's ordinary one.
+        let sharedBytes = ReferenceArithmetic.power(key, exponent: exponent, modulus: prime, byteCount: OakleyGroup2.byteCount)
         guard let validated = OakleyGroup2.validatedPeerKey(key) else { throw InvariantViolation("open accepted a key validation refuses") }
         try require(
-            OakleyGroup2.modulus.power(validated, exponent: exponent) == sharedBytes, "y^x mod p differs from the schoolbook reference")
+            OakleyGroup2.modulus.power(validated, exponent: exponent) == sharedBytes, "y^x mod p differs from the reference")
 
         // The other side: peer key y^x, exponent 1, so the same shared secret and AES key.
         let other: DHTransferSession
@@ -98,6 +95,5 @@ enum DHSessionTargets {
     }
 
     /// g^x mod p by the reference.
-    static let ownPublicKey = SchoolbookArithmetic.bigEndian(
-        SchoolbookArithmetic.power([2], exponent: exponent, modulus: prime), byteCount: OakleyGroup2.byteCount)
+    static let ownPublicKey = ReferenceArithmetic.power([2], exponent: exponent, modulus: prime, byteCount: OakleyGroup2.byteCount)
 }

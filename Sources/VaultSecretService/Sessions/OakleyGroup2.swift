@@ -24,8 +24,8 @@ package enum OakleyGroup2 {
     /// The generator, 2.
     static let generator: [UInt8] = [2]
 
-    /// p, ready for exponentiation (its Montgomery constants are computed once).
-    package static let modulus = MontgomeryModulus(bigEndian: prime)
+    /// p, ready for exponentiation (GMP's side-channel-silent `mpn_sec_powm`).
+    package static let modulus = SecureModulus(bigEndian: prime)
 
     /// Bytes in a private exponent: 256 bits. The group gives about 80 bits of security, and
     /// an exponent of twice the strength is enough (RFC 7919 §5.2, NIST SP 800-56A's
