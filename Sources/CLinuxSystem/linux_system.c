@@ -54,7 +54,7 @@ int vault_tcp_socket_owner(int family, const void *local, uint16_t local_port, c
     if (fd < 0) return -1;
     // The kernel answers at once; the bound only keeps a broken netlink from hanging a sign-in.
     struct timeval bound = {.tv_sec = 2, .tv_usec = 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound) != 0) return failed(fd, errno);
 
     struct {
         struct nlmsghdr header;
@@ -85,15 +85,20 @@ int vault_tcp_socket_owner(int family, const void *local, uint16_t local_port, c
 
     long aligned[2048];  // 16 KiB, aligned for struct nlmsghdr
     for (;;) {
-        ssize_t received = recv(fd, aligned, sizeof aligned, 0);
+        struct sockaddr_nl sender;
+        socklen_t sender_length = sizeof sender;
+        ssize_t received = recvfrom(fd, aligned, sizeof aligned, 0, (struct sockaddr *)&sender, &sender_length);
         if (received < 0 && errno == EINTR) continue;
         if (received < 0) return failed(fd, errno);
         if (received == 0) return failed(fd, ENOENT);
+        // Only the kernel (port 0) answers; anything else is not read.
+        if (sender_length < sizeof sender || sender.nl_family != AF_NETLINK || sender.nl_pid != 0) continue;
         int remaining = (int)received;
         for (struct nlmsghdr *header = (struct nlmsghdr *)aligned; NLMSG_OK(header, remaining);
              header = NLMSG_NEXT(header, remaining)) {
             if (header->nlmsg_seq != 1) continue;
             if (header->nlmsg_type == NLMSG_ERROR) {
+                if (header->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr))) return failed(fd, EIO);
                 const struct nlmsgerr *error = NLMSG_DATA(header);
                 return failed(fd, error->error < 0 ? -error->error : ENOENT);
             }

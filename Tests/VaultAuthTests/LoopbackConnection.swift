@@ -97,13 +97,15 @@ final class LoopbackConnection {
             let server = withUnsafeBytes(of: local) { $0.load(as: sockaddr_in.self) }
             return LoopbackPeerOwner.uid(
                 client: (client.sin_addr.s_addr, Int(client.sin_port.bigEndian)),
-                server: (server.sin_addr.s_addr, serverPort ?? Int(server.sin_port.bigEndian)))
+                server: (server.sin_addr.s_addr, serverPort ?? Int(server.sin_port.bigEndian))
+            ).uid
         }
         let client = withUnsafeBytes(of: peer) { $0.load(as: sockaddr_in6.self) }
         let server = withUnsafeBytes(of: local) { $0.load(as: sockaddr_in6.self) }
         return LoopbackPeerOwner.uid(
             client: (LoopbackPeerOwner.bytes(of: client.sin6_addr), Int(client.sin6_port.bigEndian)),
-            server: (LoopbackPeerOwner.bytes(of: server.sin6_addr), serverPort ?? Int(server.sin6_port.bigEndian)))
+            server: (LoopbackPeerOwner.bytes(of: server.sin6_addr), serverPort ?? Int(server.sin6_port.bigEndian))
+        ).uid
     }
 
     /// Closes the client's end, then the accepted one: the client's socket leaves ESTABLISHED.

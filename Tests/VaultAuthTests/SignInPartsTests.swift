@@ -240,6 +240,35 @@ struct SignInPartsTests {
         closing.close()
     }
 
+    /// Attack review 58: vault running unmapped in a user namespace is the overflow uid, and
+    /// so is any user the kernel cannot map there: that owner is unknown, never vault itself.
+    @Test("a socket of the overflow uid has no known owner, whoever vault is")
+    func overflowOwnerIsUnknown() async throws {
+        try #require(getuid() == 0, "needs root to run a client as the overflow uid")
+        let overflow = LoopbackPeerOwner.overflowUID
+        let program = """
+            import socket, time
+            server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(1)
+            client = socket.create_connection(server.getsockname())
+            print(client.getsockname()[1], server.getsockname()[1], flush=True)
+            time.sleep(60)
+            """
+        let child = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=\(overflow)", "--regid=\(overflow)", "--clear-groups", "/usr/bin/python3", "-c", program])
+        defer { child.kill() }
+        let line = try #require(try await child.waitForOutput(timeout: 60, until: { $0.hasSuffix("\n") }))
+        let ports = line.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        try #require(ports.count == 2, "\(line)")
+        let loopback = inet_addr("127.0.0.1")
+        let found = LoopbackPeerOwner.uid(client: (loopback, ports[0]), server: (loopback, ports[1]))
+        guard case .unknown(let reason?) = found else {
+            Issue.record("the overflow uid's socket gave \(found)")
+            return
+        }
+        #expect(reason.contains("overflow uid \(overflow)"), "\(reason)")
+        #expect(RefusedConnection(uid: nil, reason: reason).description.hasPrefix("a process whose owner could not be determined: "))
+    }
+
     static func authorizationURL(_ redirectURI: String) -> URL {
         QueryString.appending([("redirect_uri", redirectURI), ("state", "s")], to: URL(string: "https://id.example.com/authorize")!)
     }

@@ -19,12 +19,22 @@ public enum AuthorizationCallback: Sendable, Equatable {
 /// A connection the sign-in listener refused because it did not come from a process of
 /// vault's own user.
 public struct RefusedConnection: Sendable, Hashable, CustomStringConvertible {
-    /// The uid owning the client's socket; nil when no owner could be found (no live entry
-    /// in the kernel's socket tables), which is refused too.
+    /// The uid owning the client's socket; nil when no owner could be found (no live
+    /// socket, or the kernel could not be asked), which is refused too.
     public let uid: UInt32?
+    /// Why the owner is unknown, when there is more to say than that no socket was found.
+    public let reason: String?
 
-    /// `uid 4242`, or words saying the owner is unknown.
-    public var description: String { uid.map { "uid \($0)" } ?? "a process whose owner could not be determined" }
+    public init(uid: UInt32?, reason: String? = nil) {
+        self.uid = uid
+        self.reason = reason
+    }
+
+    /// `uid 4242`, or words saying the owner is unknown, and why.
+    public var description: String {
+        if let uid { return "uid \(uid)" }
+        return "a process whose owner could not be determined" + (reason.map { ": \($0)" } ?? "")
+    }
 }
 
 /// The loopback redirect listener of a native app (RFC 8252 §7.3): an HTTP server on
@@ -99,8 +109,12 @@ public final class LoopbackRedirectListener: Sendable {
                 NIOThreadPool.singleton.runIfActive(eventLoop: channel.eventLoop) {
                     Self.owner(of: channel)
                 }.flatMapThrowing { found in
-                    guard found == owner else {
-                        inbox.report(RefusedConnection(uid: found))
+                    guard found == .owner(owner) else {
+                        if case .unknown(let reason) = found {
+                            inbox.report(RefusedConnection(uid: nil, reason: reason))
+                        } else {
+                            inbox.report(RefusedConnection(uid: found.uid))
+                        }
                         throw RefusedPeer()
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
@@ -146,8 +160,8 @@ public final class LoopbackRedirectListener: Sendable {
     }
 
     /// The uid owning the client end of `channel`, a connection accepted on 127.0.0.1 or ::1; nil when unknown.
-    private static func owner(of channel: any Channel) -> UInt32? {
-        guard let peerPort = channel.remoteAddress?.port, let localPort = channel.localAddress?.port else { return nil }
+    private static func owner(of channel: any Channel) -> LoopbackPeerOwner.Lookup {
+        guard let peerPort = channel.remoteAddress?.port, let localPort = channel.localAddress?.port else { return .unknown(reason: nil) }
         switch (channel.remoteAddress, channel.localAddress) {
         case (.v4(let peer)?, .v4(let local)?):
             return LoopbackPeerOwner.uid(
@@ -157,7 +171,7 @@ public final class LoopbackRedirectListener: Sendable {
                 client: (LoopbackPeerOwner.bytes(of: peer.address.sin6_addr), peerPort),
                 server: (LoopbackPeerOwner.bytes(of: local.address.sin6_addr), localPort))
         default:
-            return nil
+            return .unknown(reason: nil)
         }
     }
 
@@ -299,8 +313,11 @@ package final class CallbackInbox: Sendable {
     /// never opened (no browser came), or the browser went to the provider and never came
     /// back (it may have refused the client id or this redirect URI).
     func expired(after timeout: Duration) -> AuthError {
-        let (started, port) = state.withLock { ($0.started, $0.port) }
+        let (started, port, refusals) = state.withLock { ($0.started, $0.port, $0.reported.count) }
         let within = "no sign-in arrived within \(timeout.worded)"
+        if !started, refusals > 0 {
+            return .authentication("\(within): every connection to the sign-in listener was refused (said above)", remedy: .logInAgain)
+        }
         guard started else { return .authentication("\(within): the sign-in link was never opened", remedy: .logInAgain) }
         return .authentication(
             "\(within): the browser went to the provider and never came back to \(redirect.uri(boundPort: port))", remedy: .checkRedirect)
