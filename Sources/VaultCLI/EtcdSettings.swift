@@ -66,13 +66,13 @@ package enum EtcdSettings {
         case .noEndpoints: "the etcd backend needs --etcd-endpoints URL,URL,... (or VAULT_ETCD_ENDPOINTS)"
         case .tooManyEndpoints: "--etcd-endpoints: at most \(EtcdConfiguration.maximumEndpoints) endpoints"
         case .badEndpoint(let endpoint, let fault):
-            "--etcd-endpoints: \(endpoint ?? "an endpoint with user info (use --etcd-user and --etcd-password-file)") "
+            "--etcd-endpoints: \(endpoint.map(UsageMessage.shown) ?? "an endpoint with user info (use --etcd-user and --etcd-password-file)") "
                 + (fault == .noUsablePort ? "has no usable port (1 to 65535)" : "is not an etcd client URL (http:// or https://host:port, no path)")
         case .certificateWithoutKey: "--etcd-cert and --etcd-key go together (a client certificate and its private key)"
         case .tlsFilesWithPlainHTTP(let endpoint):
-            "--etcd-cacert, --etcd-cert and --etcd-key are for https:// endpoints, and \(endpoint) is http://: use https://"
+            "--etcd-cacert, --etcd-cert and --etcd-key are for https:// endpoints, and \(UsageMessage.shown(endpoint)) is http://: use https://"
         case .plainHTTPToAnotherMachine(let endpoint):
-            "--etcd-endpoints: \(endpoint) is plain HTTP to another machine: the etcd password, its token and "
+            "--etcd-endpoints: \(UsageMessage.shown(endpoint)) is plain HTTP to another machine: the etcd password, its token and "
                 + "the fleet's items would cross the network in clear text; use https:// (see docs/fleet.md), "
                 + "or allow it with --etcd-insecure-http (VAULT_ETCD_INSECURE_HTTP=1)"
         case .userWithoutPasswordFile: "--etcd-user and --etcd-password-file go together (the password is never an argument)"

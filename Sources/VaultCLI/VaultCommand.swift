@@ -31,7 +31,8 @@ public struct VaultCommand: AsyncParsableCommand {
         JournalLogHandler.bootstrap()
         let given = arguments ?? Array(CommandLine.arguments.dropFirst())
         if given.isEmpty { CommandLineSummary.exitWithShortUsage() }
-        SharedOptionsTopic.answer(given)
+        SharedOptionsTopic.answer(given, commands: configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
+        CommandLineSummary.refuseMisreadShortOptions(Self.self, arguments: given)
         do {
             var command = try parseAsRoot(given)
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -23,6 +23,9 @@ public enum CommandLineSummary {
 
         \(examples)
 
+        Each command's own options: vault <command> --help. The store, keyring and etcd \
+        options the item and sign-in commands share: vault help options.
+
         Exit codes: 0 success; 1 not found (an unknown account; status: an account needs vault login); \
         2 bad usage or input; 3 authentication failure (wrong passphrase, damaged or \
         modified vault file, locked keyring, a keyring prompt not answered, a session \
@@ -63,6 +66,7 @@ public enum CommandLineSummary {
     /// runs the command, and exits: 0, or as ``exit(after:of:arguments:)`` says.
     package static func runToExit<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) -> Never {
         ProcessHardening.apply()
+        refuseMisreadShortOptions(Root.self, arguments: arguments)
         do {
             var command = try Root.parseAsRoot(arguments)
             try command.run()
@@ -70,6 +74,14 @@ public enum CommandLineSummary {
         } catch {
             exit(after: error, of: Root.self, arguments: arguments)
         }
+    }
+
+    /// Exits 2 with one line when `arguments` hold a single-dash word the parser would read
+    /// as grouped short options (``UsageMessage/misreadShortOptions(_:of:)``); returns otherwise.
+    public static func refuseMisreadShortOptions<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) {
+        guard let line = UsageMessage.misreadShortOptions(arguments, of: Root.self) else { return }
+        Terminal.note(line)
+        Terminal.exit(ExitStatus.usage)
     }
 
     /// Ends the process for an error of parsing or running `Root`: an `ExitCode` as it is;

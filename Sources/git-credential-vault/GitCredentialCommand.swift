@@ -25,6 +25,7 @@ struct GitCredentialCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "git-credential-vault",
         abstract: "git's credential helper: keeps git's passwords in vault.",
+        usage: "git-credential-vault [<options>] get|store|erase",
         discussion: """
             Set it up with `git config --global credential.helper vault` (store options may \
             follow: `credential.helper "vault --backend file"`). git runs it with get, store \

@@ -160,12 +160,13 @@ import VaultTestSupport
     @Test func helpFitsAndExamplesAreWhole() async throws {
         try await withVault { env in
             for command in [[]] + (Self.commands + ["agent"]).map({ [$0] }) + [["help", "options"]] {
-                let help = try await run(VaultProcess.vaultPath, command + ["--help"], env)
+                let topic = command == ["help", "options"]
+                let help = try await run(VaultProcess.vaultPath, topic ? command : command + ["--help"], env)
                 #expect(help.status == 0, "\(command): \(help.err)")
                 for line in help.out.split(separator: "\n") {
                     #expect(line.count <= 80, "\(command) --help: \(line.count) columns: \(line)")
                 }
-                let examples = Self.exampleLines(help.out)
+                let examples = topic ? [] : Self.exampleLines(help.out)
                 for (index, line) in examples.enumerated() {
                     #expect(line.count <= 76, "\(command) --help example of \(line.count) columns: \(line)")
                     // A continued line is followed by its continuation, never by prose.
@@ -248,6 +249,50 @@ import VaultTestSupport
             expectUsage(
                 try await run(Self.vaultAuthPath, ["token", "h.example.com", "a", "-backend", "file"], env),
                 "unknown option '-backend'; did you mean '--backend'? (see vault token --help)")
+        }
+    }
+
+    /// Attack review 58: a single-dash word holding an `h` was read as `-h`: help and exit 0,
+    /// the command silently not run (`vault agent -check` was a health check that always passed).
+    @Test func aSingleDashWordIsNeverReadAsHelp() async throws {
+        try await withVault { env in
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["save", "h.example.com", "bob", "-hunter2"], env, stdin: "s"),
+                "unknown option '-hunter2' (see vault save --help)")
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["agent", "-check"], env),
+                "unknown option '-check'; did you mean '--check'? (see vault agent --help)")
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["list", "-passphrase-file", "x"], env),
+                "unknown option '-passphrase-file'; did you mean '--passphrase-file'? (see vault list --help)")
+            expectUsage(
+                try await run(Self.vaultAuthPath, ["status", "-etcd-insecure-http"], env),
+                "unknown option '-etcd-insecure-http'; did you mean '--etcd-insecure-http'? (see vault status --help)")
+            // Nothing was saved by the first; grouped short flags still work.
+            #expect(try await run(VaultProcess.vaultPath, ["load", "h.example.com", "bob"], env).status == 1)
+            #expect(try await run(VaultProcess.vaultPath, ["list", "-vv"], env).status == 0)
+        }
+    }
+
+    @Test func aValueTypedIsCutInUsageErrorsAndOptionsGoAfterTheCommand() async throws {
+        try await withVault { env in
+            let value = "ghp_" + String(repeating: "Zx9", count: 30)
+            let bad = try await run(VaultProcess.vaultPath, ["save", "--backend", value, "api", "x"], env, stdin: "s")
+            #expect(bad.status == 2 && !bad.err.contains(value) && bad.err.contains(String(value.prefix(64)) + "…"), "\(bad.err)")
+            let long = try await run(VaultProcess.vaultPath, ["list", "-" + String(repeating: "a", count: 5000)], env)
+            #expect(long.status == 2 && long.err.utf8.count < 200, "\(long.err.prefix(300))")
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["-v", "list"], env),
+                "unknown option '-v' before the command; options go after it: vault list -v (see vault list --help)")
+            expectUsage(try await run(VaultProcess.vaultPath, ["help", "nonsense"], env), "unknown help topic 'nonsense' (see vault --help)")
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["help", "lgoin"], env), "unknown help topic 'lgoin'; did you mean 'login'? (see vault --help)")
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["help", "options", "x"], env), "too many arguments after 'help options' (see vault --help)")
+            let topic = try await run(VaultProcess.vaultPath, ["help", "options", "-h"], env)
+            #expect(topic.status == 0 && topic.out.hasPrefix("vault help options: "), "\(topic.out)")
+            let root = try await run(VaultProcess.vaultPath, ["--help"], env)
+            #expect(root.out.contains("vault help options"), "vault --help points at the shared options")
         }
     }
 

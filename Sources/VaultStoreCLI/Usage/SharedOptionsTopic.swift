@@ -12,11 +12,13 @@ import ArgumentParser
 package struct SharedOptionsTopic: ParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "options",
-        abstract: "Options shared by every command that opens a store.",
+        abstract: "Options shared by the item and sign-in commands.",
         discussion: """
-            They choose the store (--backend, --file), open the vault file (--passphrase-file, \
-            --no-key-cache), bound the keyring's prompts and reach an etcd fleet. Each has an \
-            environment variable, named in its line; an option given wins.
+            save, load, remove, list, login, status, token, request, logout, whoami, exec and \
+            agent take them after their own options; passwd, backend, lock and unlock show the \
+            few they take in their own help. They choose the store (--backend, --file), open the \
+            vault file (--passphrase-file, --no-key-cache), bound the keyring's prompts and reach \
+            an etcd fleet. Each has an environment variable, named in its line; an option given wins.
             """)
 
     /// The line each command's help ends with, in place of these options.
@@ -55,11 +57,24 @@ package struct SharedOptionsTopic: ParsableCommand {
         return text.replacing("OVERVIEW: ", with: "vault help options: ") + "\n"
     }
 
-    /// Answers `vault help options` (printed on standard output, exit 0) when `arguments` is
-    /// that request; returns otherwise.
-    package static func answer(_ arguments: [String]) {
-        guard arguments == ["help", name] else { return }
-        Terminal.write(Array(text().utf8))
-        Terminal.exit(ExitStatus.success)
+    /// Answers `vault help options` (and its `-h`) on standard output, exit 0; refuses more
+    /// words after it, and, given the `commands` there are (vault-auth knows them all), a
+    /// topic that is neither one of them nor `options`, with one line and exit 2. Returns for
+    /// anything else: the parser's help command answers `vault help COMMAND`.
+    package static func answer(_ arguments: [String], commands: [String]? = nil) {
+        guard arguments.first == "help", arguments.count >= 2 else { return }
+        let topic = arguments[1]
+        if topic == name {
+            guard arguments.count == 2 || (arguments.count == 3 && ["-h", "--help"].contains(arguments[2])) else {
+                Terminal.note("too many arguments after 'help options' (see vault --help)")
+                Terminal.exit(ExitStatus.usage)
+            }
+            Terminal.write(Array(text().utf8))
+            Terminal.exit(ExitStatus.success)
+        }
+        guard let commands, !topic.hasPrefix("-"), !commands.contains(topic) else { return }
+        let hint = Suggestion.nearest(to: topic, in: commands + [name]).map { "; did you mean '\($0)'?" } ?? ""
+        Terminal.note("unknown help topic '\(UsageMessage.shown(topic))'\(hint) (see vault --help)")
+        Terminal.exit(ExitStatus.usage)
     }
 }

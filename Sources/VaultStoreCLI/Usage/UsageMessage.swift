@@ -29,6 +29,11 @@ package enum UsageMessage {
                 for: error, of: Root.self, command, arguments: Array(arguments.dropFirst()), help: "(see \(program) \(first) --help)")
         }
         let rootOptions = ["--help", "-h", "--version"]
+        // `vault -v list`: a command's option before the command.
+        if !rootOptions.contains(first), let command = arguments.first(where: { commandNames.contains($0) }) {
+            return "unknown option '\(shown(first))' before the command; options go after it: \(program) \(command) \(shown(first)) "
+                + "(see \(program) \(command) --help)"
+        }
         if !rootOptions.contains(first), first.count > 1, !first.hasPrefix("--generate-completion-script") {
             let hint = first.hasPrefix("--") ? Suggestion.nearest(to: first, in: ["--help", "--version"]) : nil
             return "unknown option '\(shown(first))'\(hint.map { "; did you mean '\($0)'?" } ?? "") \(rootHelp)"
@@ -57,9 +62,43 @@ package enum UsageMessage {
         return "\(restyled(Root.message(for: error))) \(pointer)"
     }
 
+    /// The line for a single-dash word that swift-argument-parser would misread as grouped
+    /// short options, nil when there is none: `-passphrase-file` (when `--passphrase-file`
+    /// is meant) or `-hunter2` holds an `h`, which the parser takes for `-h` and answers with
+    /// the help and exit 0, so the command silently did nothing (attack review 58). A word
+    /// made only of the command's short option letters (`-vv`) is left to the parser.
+    package static func misreadShortOptions<Root: ParsableCommand>(_ arguments: [String], of root: Root.Type) -> String? {
+        let program = Root.configuration.commandName ?? "vault"
+        var rest = arguments[...]
+        var text: String
+        var pointer = "(see \(program) --help)"
+        if let first = arguments.first, !first.hasPrefix("-"),
+            let command = Root.configuration.subcommands.first(where: { $0.configuration.commandName == first })
+        {
+            rest = arguments.dropFirst()
+            text = Root.helpMessage(for: command, includeHidden: true, columns: 10_000)
+            pointer = "(see \(program) \(first) --help)"
+        } else if Root.configuration.subcommands.isEmpty {
+            text = Root.helpMessage(includeHidden: true, columns: 10_000)
+        } else {
+            return nil
+        }
+        let known = optionNames(text)
+        let letters = Set(known.filter { $0.count == 2 && !$0.hasPrefix("--") }.compactMap(\.last))
+        for argument in rest {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count >= 3 else { continue }
+            let name = String(argument.prefix { $0 != "=" })
+            if name.dropFirst().allSatisfy({ letters.contains($0) }) { continue }
+            let hint = known.contains("-" + name) ? "; did you mean '-\(name)'?" : ""
+            return "unknown option '\(shown(name))'\(hint) \(pointer)"
+        }
+        return nil
+    }
+
     /// A word the user typed, as an error line shows it: at most 64 characters (a longer one
     /// is cut, with `…`), so a huge argument gives one short line.
-    static func shown(_ word: String) -> String {
+    package static func shown(_ word: String) -> String {
         word.count <= 64 ? word : String(word.prefix(64)) + "…"
     }
 
@@ -99,10 +138,21 @@ package enum UsageMessage {
         return nil
     }
 
+    /// `message` with each value the user typed cut as ``shown(_:)`` cuts a word: the
+    /// parser's `value '…'` and any double-quoted word (a value may be a secret pasted in the
+    /// wrong place, and it may be huge), so a message never carries more than 64 of its
+    /// characters (attack review 58). Control characters are escaped when the line is written.
+    static func quotedWordsShown(_ message: String) -> String {
+        message.replacing(/(value ')([^']*)'|"([^"]*)"/) { match in
+            if let value = match.output.2, match.output.1 != nil { return "value '\(shown(String(value)))'" }
+            return "\"" + shown(String(match.output.3 ?? "")) + "\""
+        }
+    }
+
     /// swift-argument-parser's message in vault's style: its first line, starting in lower
     /// case, without a closing period.
     static func restyled(_ message: String) -> String {
-        var line = message.split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
+        var line = quotedWordsShown(message).split(whereSeparator: \.isNewline).first.map(String.init) ?? "bad usage"
         // A surplus argument is most often a secret typed where none belongs: never quoted.
         if line.hasPrefix("Unexpected argument") || line.hasPrefix("Unexpected arguments") {
             return "too many arguments (a secret is read from standard input or a file, never from an argument)"
