@@ -10,7 +10,7 @@ func reportingAuthErrors(_ body: () async throws(AuthError) -> Void) async throw
     do {
         try await body()
     } catch {
-        Terminal.note(error.commandLineMessage)
+        Terminal.note(error.commandLineMessage, priority: .error)
         throw ExitCode(ExitStatus.of(error))
     }
 }

@@ -58,20 +58,10 @@ struct JournalLogHandler: LogHandler {
             .map { "<\(priority)>\($0)\n" }.joined()
     }
 
-    /// True when `JOURNAL_STREAM` (`DEVICE:INODE`, decimal) names standard error.
-    static func standardErrorIsJournal(_ value: String?) -> Bool {
-        guard let value else { return false }
-        let parts = value.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var status = stat()
-        guard fstat(STDERR_FILENO, &status) == 0 else { return false }
-        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
-    }
-
     /// Makes every logger of the process write journal lines when standard error is the
     /// journal, else swift-log's standard-error lines.
     static func bootstrap() {
-        if standardErrorIsJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) }) {
+        if JournalStream.isStandardError {
             LoggingSystem.bootstrap { label in JournalLogHandler(label: label) }
         } else {
             LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }

@@ -80,7 +80,7 @@ public enum CommandLineSummary {
     /// as grouped short options (``UsageMessage/misreadShortOptions(_:of:)``); returns otherwise.
     public static func refuseMisreadShortOptions<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) {
         guard let line = UsageMessage.misreadShortOptions(arguments, of: Root.self) else { return }
-        Terminal.note(line)
+        Terminal.note(line, priority: .error)
         Terminal.exit(ExitStatus.usage)
     }
 
@@ -98,7 +98,7 @@ public enum CommandLineSummary {
             Terminal.write(Array(text.utf8))
             Terminal.exit(ExitStatus.success)
         }
-        Terminal.note(UsageMessage.line(for: error, of: Root.self, arguments: arguments))
+        Terminal.note(UsageMessage.line(for: error, of: Root.self, arguments: arguments), priority: .error)
         Terminal.exit(ExitStatus.usage)
     }
 }

@@ -11,7 +11,7 @@ package func reportingErrors(_ body: () throws(VaultError) -> Void) throws(ExitC
     do {
         try body()
     } catch {
-        Terminal.note(error.worded)
+        Terminal.note(error.worded, priority: .error)
         throw ExitCode(ExitStatus.of(error))
     }
 }

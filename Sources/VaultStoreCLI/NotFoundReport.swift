@@ -14,7 +14,9 @@ package enum NotFoundReport {
     /// When `store` is the encrypted file and there is no file yet, says so on stderr and
     /// ends the process with ``ExitStatus/notFound`` (`load`). Returns otherwise.
     package static func requireVaultFile(_ store: any SecureStore) {
-        if noteMissingFile(store) { Terminal.exit(ExitStatus.notFound) }
+        guard let file = store as? EncryptedFileStore, !file.fileExists else { return }
+        Terminal.note(missingFile(file.path), priority: .error)
+        Terminal.exit(ExitStatus.notFound)
     }
 
     /// When `store` is the encrypted file and there is no file yet, says so on stderr and
@@ -40,7 +42,7 @@ package enum NotFoundReport {
 
     /// Says the not-found line on stderr and ends the process with ``ExitStatus/notFound``.
     package static func exit(_ key: CredentialKey, in store: any SecureStore) -> Never {
-        Terminal.note(message(key, in: store))
+        Terminal.note(message(key, in: store), priority: .error)
         Terminal.exit(ExitStatus.notFound)
     }
 }

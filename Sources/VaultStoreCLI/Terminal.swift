@@ -44,9 +44,12 @@ package enum Terminal {
 
     /// One line on stderr, prefixed with `vault: ` (``programName``). Control characters (newlines, escape
     /// sequences from a server's message or a keyring label) are shown escaped, so an
-    /// error stays one line and nothing reaches the terminal raw.
-    package static func note(_ message: String) {
-        _ = writeAll(Array("\(programName): \(TextEscaping.escaped(message))\n".utf8), to: STDERR_FILENO)
+    /// error stays one line and nothing reaches the terminal raw. When stderr is the journal
+    /// the line starts with `priority` (``JournalStream``): the error that ends a command is
+    /// `.error`, so `journalctl -p err` shows why a unit failed.
+    package static func note(_ message: String, priority: JournalStream.Priority = .notice) {
+        let line = "\(JournalStream.prefix(priority))\(programName): \(TextEscaping.escaped(message))\n"
+        _ = writeAll(Array(line.utf8), to: STDERR_FILENO)
     }
 
     /// Writes `text` to stderr as it is (a usage summary of several lines); errors use ``note(_:)``.

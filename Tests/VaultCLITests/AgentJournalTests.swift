@@ -71,4 +71,25 @@ import VaultTestSupport
             #expect(lines.contains { $0.contains(" warning vault.agent: ") && $0.contains("refused a connection from uid 65534") }, "\(lines)")
         }
     }
+
+    /// Attack review 58: the lines vault writes itself (not through the logger) had no
+    /// priority, so `journalctl -p err` did not show why a unit failed.
+    @Test(
+        "under the journal, the error that ends a command is <3>, other lines <5>",
+        arguments: [["load", "h.example.com", "nobody", "-v"], ["agent", "--check", "-v"]])
+    func commandErrorLines(_ arguments: [String]) async throws {
+        try await withTemporaryDirectory("vault-journal") { directory in
+            var environment = VaultProcess.fileBackendEnvironment(
+                home: directory, file: directory + "/vault.db", passphrase: "journal-test-passphrase")
+            environment["VAULT_AGENT_SOCKET"] = directory + "/run/agent.sock"
+            let script = "JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) || exit 9; export JOURNAL_STREAM; exec \"$@\""
+            let result = try await ChildProcess.runAsync(
+                "/bin/sh", ["-c", script, "sh", VaultProcess.vaultPath] + arguments, environment: environment, timeout: 60)
+            #expect(result.status == (arguments[0] == "load" ? 1 : 4), "\(result.err)")
+            let lines = result.err.split(separator: "\n")
+            #expect(lines.last?.hasPrefix("<3>vault: ") == true, "\(result.err)")
+            #expect(lines.dropLast().allSatisfy { $0.hasPrefix("<5>vault: ") }, "\(result.err)")
+            if arguments[0] == "load" { #expect(lines.count >= 2, "-v's lines: \(result.err)") }
+        }
+    }
 }

@@ -83,7 +83,7 @@ struct AgentCommand: AsyncParsableCommand {
         do throws(AgentSocketError) {
             activated = try SocketActivation.take()
         } catch {
-            Terminal.note(error.description)
+            Terminal.note(error.description, priority: .error)
             throw ExitCode(ExitStatus.unavailable)
         }
         let notifier = SystemdNotifier.take()
@@ -104,7 +104,7 @@ struct AgentCommand: AsyncParsableCommand {
             do throws(AgentSocketError) {
                 try AgentSocketPlace.prepare(path)
             } catch {
-                Terminal.note(error.description + Self.fallbackHint(error, variables))
+                Terminal.note(error.description + Self.fallbackHint(error, variables), priority: .error)
                 throw ExitCode(ExitStatus.unavailable)
             }
             listener = .path(path)
@@ -123,7 +123,7 @@ struct AgentCommand: AsyncParsableCommand {
             await provider?.stop()
             failure = signalled ? nil : ExitCode(ExitStatus.unavailable)
         } catch let error as AgentSocketError {
-            Terminal.note(error.description)
+            Terminal.note(error.description, priority: .error)
             failure = ExitCode(ExitStatus.unavailable)
         } catch let error as ExitCode {
             failure = error
@@ -161,7 +161,7 @@ struct AgentCommand: AsyncParsableCommand {
             }
             return true
         } catch {
-            Terminal.note(error.description)
+            Terminal.note(error.description, priority: .error)
             return false
         }
     }
@@ -173,13 +173,13 @@ struct AgentCommand: AsyncParsableCommand {
         do throws(VaultError) {
             if requested == nil { requested = try StoreVariables.backend(options.variables) }
         } catch {
-            Terminal.note(error.worded)
+            Terminal.note(error.worded, priority: .error)
             throw ExitCode(ExitStatus.of(error))
         }
         switch requested {
         case nil, .auto?, .file?: options.backend = .file
         case let other?:
-            Terminal.note("--secret-service serves the encrypted file, not the \(other.rawValue) backend; use --backend file")
+            Terminal.note("--secret-service serves the encrypted file, not the \(other.rawValue) backend; use --backend file", priority: .error)
             throw ExitCode(ExitStatus.usage)
         }
     }
@@ -190,13 +190,13 @@ struct AgentCommand: AsyncParsableCommand {
         case .success(.done(let fields)) where fields.count == 1:
             Terminal.print(TextEscaping.escaped(String(decoding: fields[0], as: UTF8.self)))
         case .success(.done):
-            Terminal.note("the agent at \(path) answered the ping malformed")
+            Terminal.note("the agent at \(path) answered the ping malformed", priority: .error)
             throw ExitCode(ExitStatus.unavailable)
         case .success(.declined(let reason)):
-            Terminal.note("the agent at \(path) declined the ping: \(reason)")
+            Terminal.note("the agent at \(path) declined the ping: \(reason)", priority: .error)
             throw ExitCode(ExitStatus.unavailable)
         case .failure(let failure):
-            Terminal.note("no agent answers at \(path): \(failure)")
+            Terminal.note("no agent answers at \(path): \(failure)", priority: .error)
             throw ExitCode(ExitStatus.unavailable)
         }
     }
@@ -281,7 +281,7 @@ struct AgentCommand: AsyncParsableCommand {
             requester.lock = try LockDirectorySettings.placement(for: options.decision().kind, options.variables)
             coolDown = try ReauthenticationSettings.coolDown(options.variables)
         } catch {
-            Terminal.note(error.worded)
+            Terminal.note(error.worded, priority: .error)
             throw ExitCode(ExitStatus.of(error))
         }
         let accounts: [KeptAccount]
@@ -293,11 +293,11 @@ struct AgentCommand: AsyncParsableCommand {
             keepAlive = try self.keepAlive.map(AgentArguments.keepAlive)
             tokenFiles = try tokenFile.map(AgentArguments.tokenFile)
         } catch {
-            Terminal.note(error.message)
+            Terminal.note(error.message, priority: .error)
             throw ExitCode(ExitStatus.usage)
         }
         if let repeated = Self.repeatedTokenFile(tokenFiles) {
-            Terminal.note("\(repeated); give each file once")
+            Terminal.note("\(repeated); give each file once", priority: .error)
             throw ExitCode(ExitStatus.usage)
         }
         let own = Self.ownPlaces(options)
@@ -305,19 +305,20 @@ struct AgentCommand: AsyncParsableCommand {
             let path = TextEscaping.escaped(binding.path)
             // The temporary file beside it is ".NAME.vault-" and 16 hex digits: it must fit NAME_MAX.
             if binding.path.split(separator: "/").last.map({ $0.utf8.count > TokenFilePlace.longestName }) ?? false {
-                Terminal.note("refusing the token file \(path): its name is longer than \(TokenFilePlace.longestName) bytes")
+                Terminal.note("refusing the token file \(path): its name is longer than \(TokenFilePlace.longestName) bytes", priority: .error)
                 throw ExitCode(ExitStatus.usage)
             }
             if let reason = TokenFilePlace.ownFile(binding.path, among: own) {
-                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(reason)); choose a file of its own")
+                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(reason)); choose a file of its own", priority: .error)
                 throw ExitCode(ExitStatus.usage)
             }
             if let unsafe = TokenFilePlace.unsafe(binding.path) {
-                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(unsafe)); choose a directory only you can change")
+                Terminal.note(
+                    "refusing the token file \(path): \(TextEscaping.escaped(unsafe)); choose a directory only you can change", priority: .error)
                 throw ExitCode(ExitStatus.unavailable)
             }
             if let occupied = TokenFilePlace.occupied(binding.path) {
-                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(occupied)); choose a file of its own")
+                Terminal.note("refusing the token file \(path): \(TextEscaping.escaped(occupied)); choose a file of its own", priority: .error)
                 throw ExitCode(ExitStatus.usage)
             }
         }
