@@ -22,23 +22,7 @@ final class LoopbackConnection {
         let listener = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         try #require(listener >= 0)
         descriptors.append(listener)
-        var address = sockaddr_storage()
-        var length: socklen_t
-        if family == AF_INET {
-            withUnsafeMutableBytes(of: &address) { raw in
-                let v4 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
-                v4.pointee.sin_family = sa_family_t(AF_INET)
-                inet_pton(AF_INET, host, &v4.pointee.sin_addr)
-            }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        } else {
-            withUnsafeMutableBytes(of: &address) { raw in
-                let v6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
-                v6.pointee.sin6_family = sa_family_t(AF_INET6)
-                inet_pton(AF_INET6, host, &v6.pointee.sin6_addr)
-            }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        }
+        var (address, length) = Self.address(family: family, host: host, port: 0)
         try #require(withUnsafePointer(to: &address) { bind(listener, UnsafeRawPointer($0).assumingMemoryBound(to: sockaddr.self), length) } == 0)
         try #require(listen(listener, 4) == 0)
         var bound = sockaddr_storage()
@@ -57,20 +41,8 @@ final class LoopbackConnection {
         let client = socket(clientFamily, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         try #require(client >= 0)
         descriptors.append(client)
-        var target = sockaddr_storage()
-        var targetLength: socklen_t
-        if clientFamily == family {
-            target = bound
-            targetLength = boundLength
-        } else {
-            withUnsafeMutableBytes(of: &target) { raw in
-                let v6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
-                v6.pointee.sin6_family = sa_family_t(AF_INET6)
-                v6.pointee.sin6_port = port.bigEndian
-                inet_pton(AF_INET6, "::ffff:" + host, &v6.pointee.sin6_addr)
-            }
-            targetLength = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        }
+        var (target, targetLength) =
+            clientFamily == family ? (bound, boundLength) : Self.address(family: AF_INET6, host: "::ffff:" + host, port: port)
         // On loopback the handshake is done within connect, and accept finds the connection queued.
         try #require(
             withUnsafePointer(to: &target) { connect(client, UnsafeRawPointer($0).assumingMemoryBound(to: sockaddr.self), targetLength) } == 0)
@@ -87,6 +59,27 @@ final class LoopbackConnection {
         self.local = local
         self.client = client
         self.accepted = accepted
+    }
+
+    /// The socket address of `host` (an IPv4 or IPv6 literal of `family`) and `port`, and its length.
+    static func address(family: Int32, host: String, port: UInt16) -> (sockaddr_storage, socklen_t) {
+        var address = sockaddr_storage()
+        if family == AF_INET {
+            withUnsafeMutableBytes(of: &address) { raw in
+                let v4 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+                v4.pointee.sin_family = sa_family_t(AF_INET)
+                v4.pointee.sin_port = port.bigEndian
+                inet_pton(AF_INET, host, &v4.pointee.sin_addr)
+            }
+            return (address, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+        withUnsafeMutableBytes(of: &address) { raw in
+            let v6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+            v6.pointee.sin6_family = sa_family_t(AF_INET6)
+            v6.pointee.sin6_port = port.bigEndian
+            inet_pton(AF_INET6, host, &v6.pointee.sin6_addr)
+        }
+        return (address, socklen_t(MemoryLayout<sockaddr_in6>.size))
     }
 
     /// What ``LoopbackPeerOwner`` says of the client's socket (with the listener's port
