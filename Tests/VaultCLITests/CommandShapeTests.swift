@@ -268,6 +268,10 @@ import VaultTestSupport
             expectUsage(
                 try await run(Self.vaultAuthPath, ["status", "-etcd-insecure-http"], env),
                 "unknown option '-etcd-insecure-http'; did you mean '--etcd-insecure-http'? (see vault status --help)")
+            // Before the command too (attack review 58, second pass).
+            expectUsage(
+                try await run(VaultProcess.vaultPath, ["-check", "agent"], env),
+                "unknown option '-check' before the command; options go after it: vault agent -check (see vault agent --help)")
             // Nothing was saved by the first; grouped short flags still work.
             #expect(try await run(VaultProcess.vaultPath, ["load", "h.example.com", "bob"], env).status == 1)
             #expect(try await run(VaultProcess.vaultPath, ["list", "-vv"], env).status == 0)
@@ -279,6 +283,14 @@ import VaultTestSupport
             let value = "ghp_" + String(repeating: "Zx9", count: 30)
             let bad = try await run(VaultProcess.vaultPath, ["save", "--backend", value, "api", "x"], env, stdin: "s")
             #expect(bad.status == 2 && !bad.err.contains(value) && bad.err.contains(String(value.prefix(64)) + "…"), "\(bad.err)")
+            // An apostrophe in the value, a server given twice, combining marks: cut all the same.
+            for arguments in [
+                ["list", "--backend", "x'" + value + value], ["load", value + value, "acct", "--server", "x"],
+                ["list", "--backend", "a" + String(repeating: "\u{301}", count: 3000)],
+            ] {
+                let cut = try await run(VaultProcess.vaultPath, arguments, env)
+                #expect(cut.status == 2 && cut.err.utf8.count < 400, "\(cut.err.prefix(300))")
+            }
             let long = try await run(VaultProcess.vaultPath, ["list", "-" + String(repeating: "a", count: 5000)], env)
             #expect(long.status == 2 && long.err.utf8.count < 200, "\(long.err.prefix(300))")
             expectUsage(

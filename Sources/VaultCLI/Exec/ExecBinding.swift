@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import VaultStore
+import VaultStoreCLI
 
 /// One `NAME=ACCOUNT@SERVER` of `vault exec`: the environment variable `NAME` gets the
 /// secret of the item (`--env`) or a valid access token of the account (`--token`).
@@ -32,18 +33,23 @@ struct ExecBinding: Sendable, Equatable {
             name.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) })
         else {
             throw ValidationError(
-                "\(option): '\(TextEscaping.escaped(name))' is not an environment variable name (letters, digits and _, not first a digit)")
+                "\(option): '\(TextEscaping.escaped(UsageMessage.shown(name)))' is not an environment variable name "
+                    + "(letters, digits and _, not first a digit)")
         }
         // The dynamic loader reads LD_* before the command runs, and prints what it cannot use.
-        guard !name.hasPrefix("LD_") else { throw ValidationError("\(option): \(name) is read by the dynamic loader; choose another name") }
+        guard !name.hasPrefix("LD_") else {
+            throw ValidationError("\(option): \(UsageMessage.shown(name)) is read by the dynamic loader; choose another name")
+        }
         self.name = name
         account = String(text[text.index(after: equals)..<at])
         server = String(text[text.index(after: at)...])
         self.kind = kind
-        guard !account.isEmpty, !server.isEmpty else { throw ValidationError("\(option) \(name): the account and the server must not be empty") }
+        guard !account.isEmpty, !server.isEmpty else {
+            throw ValidationError("\(option) \(UsageMessage.shown(name)): the account and the server must not be empty")
+        }
         // `a@https://user:pw@host` would read as account `a@https://user:pw`: a password in a binding.
         guard !account.contains("://") else {
-            throw ValidationError("\(option) \(name): the server must not contain user info (user@ or user:password@)")
+            throw ValidationError("\(option) \(UsageMessage.shown(name)): the server must not contain user info (user@ or user:password@)")
         }
     }
 

@@ -28,7 +28,7 @@ enum ProcessReplacement {
         let argv = command.map { strdup($0) } + [nil]
         execvp(command[0], argv)
         let failure = errno
-        Terminal.note("cannot run \(command[0]): \(String(cString: strerror(failure)))")
+        Terminal.note("cannot run \(command[0]): \(String(cString: strerror(failure)))", priority: .error)
         Terminal.exit(failure == ENOENT || failure == ENOTDIR ? 127 : 126)
     }
 }

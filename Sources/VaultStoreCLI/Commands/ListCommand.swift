@@ -38,7 +38,8 @@ struct ListCommand: ParsableCommand {
     func validate() throws {
         try store.validate()
         if let serverOption, let serverArgument {
-            throw ValidationError("the server is given twice: '\(serverArgument)' and --server '\(serverOption)'")
+            throw ValidationError(
+                "the server is given twice: '\(UsageMessage.shown(serverArgument))' and --server '\(UsageMessage.shown(serverOption))'")
         }
     }
 

@@ -42,10 +42,12 @@ package struct ItemOptions: ParsableArguments {
         let missing = (serverOption == nil ? 1 : 0) + (accountOption == nil ? 1 : 0)
         if positionals.count > missing {
             if let serverOption, missing == 1 {
-                throw ValidationError("the server is given twice: '\(positionals[0])' and --server '\(serverOption)'")
+                throw ValidationError(
+                    "the server is given twice: '\(UsageMessage.shown(positionals[0]))' and --server '\(UsageMessage.shown(serverOption))'")
             }
             if let accountOption, missing == 1 {
-                throw ValidationError("the account is given twice: '\(positionals[1])' and --account '\(accountOption)'")
+                throw ValidationError(
+                    "the account is given twice: '\(UsageMessage.shown(positionals[1]))' and --account '\(UsageMessage.shown(accountOption))'")
             }
             // The surplus word is not quoted: it is most often a secret typed as an argument.
             throw ValidationError(

@@ -66,7 +66,7 @@ package struct SharedOptionsTopic: ParsableCommand {
         let topic = arguments[1]
         if topic == name {
             guard arguments.count == 2 || (arguments.count == 3 && ["-h", "--help"].contains(arguments[2])) else {
-                Terminal.note("too many arguments after 'help options' (see vault --help)")
+                Terminal.note("too many arguments after 'help options' (see vault --help)", priority: .error)
                 Terminal.exit(ExitStatus.usage)
             }
             Terminal.write(Array(text().utf8))
@@ -74,7 +74,7 @@ package struct SharedOptionsTopic: ParsableCommand {
         }
         guard let commands, !topic.hasPrefix("-"), !commands.contains(topic) else { return }
         let hint = Suggestion.nearest(to: topic, in: commands + [name]).map { "; did you mean '\($0)'?" } ?? ""
-        Terminal.note("unknown help topic '\(UsageMessage.shown(topic))'\(hint) (see vault --help)")
+        Terminal.note("unknown help topic '\(UsageMessage.shown(topic))'\(hint) (see vault --help)", priority: .error)
         Terminal.exit(ExitStatus.usage)
     }
 }

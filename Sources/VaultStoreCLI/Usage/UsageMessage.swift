@@ -81,6 +81,16 @@ package enum UsageMessage {
         } else if Root.configuration.subcommands.isEmpty {
             text = Root.helpMessage(includeHidden: true, columns: 10_000)
         } else {
+            // Words before the command (`vault -check agent`): the root knows -h alone.
+            let commandNames = Set(Root.configuration.subcommands.compactMap { $0.configuration.commandName })
+            let command = arguments.first(where: { commandNames.contains($0) })
+            for argument in arguments.prefix(while: { !commandNames.contains($0) && $0 != "--" }) {
+                guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count >= 3 else { continue }
+                let name = String(argument.prefix { $0 != "=" })
+                guard let command else { return "unknown option '\(shown(name))' \(pointer)" }
+                return "unknown option '\(shown(name))' before the command; options go after it: \(program) \(command) \(shown(name)) "
+                    + "(see \(program) \(command) --help)"
+            }
             return nil
         }
         let known = optionNames(text)
@@ -99,7 +109,8 @@ package enum UsageMessage {
     /// A word the user typed, as an error line shows it: at most 64 characters (a longer one
     /// is cut, with `…`), so a huge argument gives one short line.
     package static func shown(_ word: String) -> String {
-        word.count <= 64 ? word : String(word.prefix(64)) + "…"
+        // Unicode scalars, not characters: one character may hold any number of combining marks.
+        word.unicodeScalars.count <= 64 ? word : String(String.UnicodeScalarView(word.unicodeScalars.prefix(64))) + "…"
     }
 
     /// The option names (`--server`, `-v`) that a command's help text lists.
@@ -138,15 +149,12 @@ package enum UsageMessage {
         return nil
     }
 
-    /// `message` with each value the user typed cut as ``shown(_:)`` cuts a word: the
-    /// parser's `value '…'` and any double-quoted word (a value may be a secret pasted in the
-    /// wrong place, and it may be huge), so a message never carries more than 64 of its
-    /// characters (attack review 58). Control characters are escaped when the line is written.
+    /// `message` with the value swift-argument-parser quotes (`The value '…' is invalid
+    /// for '--backend'`) cut as ``shown(_:)`` cuts a word: it may be a secret pasted in the
+    /// wrong place, and it may be huge (attack review 58). Control characters are escaped
+    /// when the line is written. (vault's own messages cut the values they quote themselves.)
     static func quotedWordsShown(_ message: String) -> String {
-        message.replacing(/(value ')([^']*)'|"([^"]*)"/) { match in
-            if let value = match.output.2, match.output.1 != nil { return "value '\(shown(String(value)))'" }
-            return "\"" + shown(String(match.output.3 ?? "")) + "\""
-        }
+        message.replacing(/(?s)value '(.*)' is invalid for '/) { match in "value '\(shown(String(match.output.1)))' is invalid for '" }
     }
 
     /// swift-argument-parser's message in vault's style: its first line, starting in lower
