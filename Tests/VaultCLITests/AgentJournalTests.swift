@@ -37,6 +37,8 @@ import VaultTestSupport
                     "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", VaultProcess.vaultPath, "agent", "--check"],
                     environment: stranger, timeout: 30)
                 #expect(check.status == 4, "\(check.err)")
+                // The agent logs the refusal on its own time: wait for it (a bound on a hang only).
+                _ = try await agent.waitForOutput(timeout: 60, until: { $0.contains("refused a connection from uid 65534") })
             }
             agent.terminate()
             let result = try await agent.finishAsync(timeout: 30)
