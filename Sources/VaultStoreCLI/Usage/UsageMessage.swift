@@ -70,16 +70,16 @@ package enum UsageMessage {
     package static func misreadShortOptions<Root: ParsableCommand>(_ arguments: [String], of root: Root.Type) -> String? {
         let program = Root.configuration.commandName ?? "vault"
         var rest = arguments[...]
-        var text: String
+        var text: () -> String
         var pointer = "(see \(program) --help)"
         if let first = arguments.first, !first.hasPrefix("-"),
             let command = Root.configuration.subcommands.first(where: { $0.configuration.commandName == first })
         {
             rest = arguments.dropFirst()
-            text = Root.helpMessage(for: command, includeHidden: true, columns: 10_000)
+            text = { Root.helpMessage(for: command, includeHidden: true, columns: 10_000) }
             pointer = "(see \(program) \(first) --help)"
         } else if Root.configuration.subcommands.isEmpty {
-            text = Root.helpMessage(includeHidden: true, columns: 10_000)
+            text = { Root.helpMessage(includeHidden: true, columns: 10_000) }
         } else {
             // Words before the command (`vault -check agent`): the root knows -h alone.
             let commandNames = Set(Root.configuration.subcommands.compactMap { $0.configuration.commandName })
@@ -93,7 +93,10 @@ package enum UsageMessage {
             }
             return nil
         }
-        let known = optionNames(text)
+        // Rendering the help costs a parse of the command's options: only when a word could be misread.
+        let candidates = rest.prefix { $0 != "--" }.filter { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count >= 3 }
+        if candidates.isEmpty { return nil }
+        let known = optionNames(text())
         let letters = Set(known.filter { $0.count == 2 && !$0.hasPrefix("--") }.compactMap(\.last))
         for argument in rest {
             if argument == "--" { return nil }
