@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // One trait, named: SwiftPM 6.3 writes the -D flags of several enabled traits in a
         // new order at each build plan (swiftlang/swift-package-manager#10525, fixed in 6.4),
         // and each new order rebuilt Hummingbird and all above it (50 s of a fresh clone's
@@ -79,6 +80,7 @@ let package = Package(
                 "VaultStore",
                 "CLinuxSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,6 +95,7 @@ let package = Package(
             dependencies: [
                 "VaultSync", "VaultStore", "VaultAuth",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -165,6 +168,7 @@ let package = Package(
                 "VaultEtcd",
                 "VaultSecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -203,6 +207,7 @@ let package = Package(
             dependencies: [
                 "VaultStore", "VaultAuth", "VaultHTTPClient", "VaultEtcd", "AuthServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -215,12 +220,14 @@ let package = Package(
                 "VaultSync",
                 "VaultStore", "VaultAuth", "VaultEtcdFormat", "VaultAgentProtocol", "GitCredential", "VaultSecretService", "CGMP",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // For tests, vault's and other tools': the SecureStore and AccountLocking contracts,
         // a manual clock, fake transport, provider and key cache, a store that fails on cue.
-        .target(name: "VaultTesting", dependencies: ["VaultSync", "VaultStore", "VaultAuth"]),
+        .target(
+            name: "VaultTesting",
+            dependencies: ["VaultSync", "VaultStore", "VaultAuth", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // What the test targets share (temporary directories, child processes, the
         // in-process reference server, the test environment); test targets only.
         .target(name: "VaultTestSupport", dependencies: ["VaultSync", "VaultStore", "AuthServer"], path: "Tests/VaultTestSupport"),
@@ -230,7 +237,7 @@ let package = Package(
             dependencies: [
                 "VaultSync",
                 "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "VaultAgentProtocol", "AuthServer", "VaultTestSupport", "vault",
-                "vault-auth", "vault-auth-server",
+                "vault-auth", "vault-auth-server", .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "VaultEtcdTests",
@@ -240,6 +247,7 @@ let package = Package(
             dependencies: [
                 "VaultSync",
                 "VaultAuth", "VaultHTTPClient", "AuthServer", "VaultTesting", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "VaultAgentTests",
@@ -256,7 +264,11 @@ let package = Package(
                 "VaultSecretService", "VaultStore", "VaultTesting", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
-        .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultEtcdFormat", "VaultTestSupport"]),
+        .testTarget(
+            name: "VaultFuzzingTests",
+            dependencies: [
+                "VaultFuzzing", "VaultEtcdFormat", "VaultTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .testTarget(
             name: "AuthServerTests",
             dependencies: ["AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import VaultStore
 
 /// How an account logs in and refreshes its tokens: the policy of one kind of auth

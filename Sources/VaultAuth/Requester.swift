@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import Logging
 import VaultStore
 
@@ -118,15 +119,18 @@ public final class Requester: Sendable {
     /// The account whose tokens this requester sends; the token goes only to its server's origin.
     public var account: AccountItems { supplier.account }
 
-    /// Sends `request` with `Authorization: Bearer <access token>` and returns the
-    /// response, whatever its status, unless authentication fails for good.
+    /// Sends `request` and `body` (nil: none) with `Authorization: Bearer <access token>`
+    /// and returns the response and its body, whatever the status, unless authentication
+    /// fails for good.
     ///
-    /// Throws `.invalidRequest` before sending anything when `request.url` is not on the
-    /// account's origin (or breaks `URLPolicy`), or the method or a header could reroute or
-    /// split the request (`validateForSending`). Concurrent requests do not queue behind
-    /// each other: only the token bookkeeping is serialised, in the ``TokenSource``.
-    public func send(_ request: HTTPRequest) async throws(AuthError) -> HTTPResponse {
-        try checkOrigin(request.url)
+    /// Throws `.invalidRequest` before sending anything when the request's URL is not on
+    /// the account's origin (or breaks `URLPolicy`), or the method or a header could
+    /// reroute or split the request (`validateForSending`). Concurrent requests do not
+    /// queue behind each other: only the token bookkeeping is serialised, in the
+    /// ``TokenSource``.
+    public func send(_ request: HTTPRequest, body: [UInt8]? = nil) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
+        guard let url = request.url else { throw .invalidRequest("the request has no absolute http(s) URL") }
+        try checkOrigin(url)
         try request.validateForSending()
         // The fast path is synchronous: a fresh held token costs no suspension at all.
         let used: HeldTokens
@@ -135,16 +139,19 @@ public final class Requester: Sendable {
         } else {
             used = HeldTokens(try await supplier.token(), stored: true)
         }
-        let first = try await exchange(request.setting("Authorization", to: used.bearer))
-        guard first.rejectedToken else { return first.response }
+        var authorized = request
+        authorized.headerFields[.authorization] = used.bearer
+        let first = try await exchange(authorized, body: body)
+        guard first.rejectedToken else { return (first.response, first.body) }
 
         let replacement = try await supplier.replacement(afterRejectionOf: used.tokens)
         onEvent(.replayedAfter401)
-        let replayed = try await exchange(request.setting("Authorization", to: HeldTokens.bearer(replacement.accessToken)))
+        authorized.headerFields[.authorization] = HeldTokens.bearer(replacement.accessToken)
+        let replayed = try await exchange(authorized, body: body)
         guard !replayed.rejectedToken else {
             throw .authentication("the server rejects the account's new access token too")
         }
-        return replayed.response
+        return (replayed.response, replayed.body)
     }
 
     /// Throws unless `url` is on the account's origin and allowed by `URLPolicy`.
@@ -165,9 +172,11 @@ public final class Requester: Sendable {
     /// One request and the redirects `RedirectRule` allows, all within one
     /// `requestTimeout`. `rejectedToken` is true when the final answer is a 401 to a
     /// request that still carried the token.
-    private func exchange(_ request: HTTPRequest) async throws(AuthError) -> (response: HTTPResponse, rejectedToken: Bool) {
+    private func exchange(
+        _ request: HTTPRequest, body: [UInt8]?
+    ) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8], rejectedToken: Bool) {
         let requestTimeout = supplier.configuration.requestTimeout
-        var current = request
+        var current = (request: request, body: body)
         let timer = ContinuousClock()
         let deadline = timer.now + requestTimeout
         for _ in 0...RedirectRule.maximumHops {
@@ -175,11 +184,12 @@ public final class Requester: Sendable {
             guard remaining > .zero else {
                 throw .network("no final answer within \(requestTimeout), redirects included")
             }
-            let response = try await transport.send(current, timeout: remaining)
-            guard let next = try RedirectRule.next(after: current, response: response) else {
-                return (response, supplier.provider.rejectsToken(response) && current.header("Authorization") != nil)
+            let answer = try await transport.send(current.request, body: current.body, timeout: remaining)
+            guard let next = try RedirectRule.next(after: current.request, body: current.body, response: answer.response) else {
+                let carriedToken = current.request.headerFields[.authorization] != nil
+                return (answer.response, answer.body, supplier.provider.rejectsToken(answer.response) && carriedToken)
             }
-            onEvent(next.header("Authorization") != nil ? .followedRedirect : .followedRedirectWithoutToken)
+            onEvent(next.request.headerFields[.authorization] != nil ? .followedRedirect : .followedRedirectWithoutToken)
             current = next
         }
         throw .network("more than \(RedirectRule.maximumHops) redirects")

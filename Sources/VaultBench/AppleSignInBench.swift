@@ -4,6 +4,7 @@
 import AuthServer
 import Crypto
 import Foundation
+import HTTPTypes
 import VaultAuth
 import VaultHTTPClient
 import VaultStore
@@ -63,11 +64,10 @@ enum AppleSignInBench {
     static func rawTokenPosts(url: String, transport: AsyncHTTPTransport) async throws -> [Double] {
         var times: [Double] = []
         for _ in 0..<rounds {
-            let request = HTTPRequest(
-                method: "POST", url: URL(string: url)!, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                body: Array("grant_type=authorization_code&client_id=com.example.bench&code=unknown".utf8))
+            let request = HTTPRequest(method: .post, url: URL(string: url)!, headerFields: [.contentType: "application/x-www-form-urlencoded"])
+            let body = Array("grant_type=authorization_code&client_id=com.example.bench&code=unknown".utf8)
             let start = ContinuousClock.now
-            _ = try await transport.send(request, timeout: .seconds(10))
+            _ = try await transport.send(request, body: body, timeout: .seconds(10))
             times.append(Measure.milliseconds(ContinuousClock.now - start))
         }
         return times

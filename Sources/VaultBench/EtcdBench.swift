@@ -3,6 +3,7 @@
 
 import AuthServer
 import Foundation
+import HTTPTypes
 import Logging
 import VaultAuth
 import VaultEtcd
@@ -133,7 +134,7 @@ enum EtcdBench {
             let start = ContinuousClock.now
             let ok = await withTaskGroup(of: Int.self) { group in
                 for requester in requesters {
-                    group.addTask { (try? await requester.send(HTTPRequest(url: target)).status == 200) == true ? 1 : 0 }
+                    group.addTask { (try? await requester.send(HTTPRequest(method: .get, url: target)).response.status == .ok) == true ? 1 : 0 }
                 }
                 return await group.reduce(0, +)
             }

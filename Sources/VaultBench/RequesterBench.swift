@@ -4,6 +4,7 @@
 import AsyncHTTPClient
 import AuthServer
 import Foundation
+import HTTPTypes
 import Logging
 import NIOCore
 import Synchronization
@@ -82,8 +83,8 @@ enum RequesterBench {
             guard response.status.code == 200 else { throw AuthError.server(status: Int(response.status.code), message: "raw") }
         }
         let requesterClient: @Sendable () async throws -> Void = {
-            let response = try await requester.send(HTTPRequest(url: target))
-            guard response.status == 200 else { throw AuthError.server(status: response.status, message: "requester") }
+            let (response, _) = try await requester.send(HTTPRequest(method: .get, url: target))
+            guard response.status == .ok else { throw AuthError.server(status: response.status.code, message: "requester") }
         }
         _ = try await rate(total: total, concurrency: concurrency, rawClient)
         _ = try await rate(total: total, concurrency: concurrency, requesterClient)
@@ -170,7 +171,7 @@ enum RequesterBench {
         let target = URL(string: "\(url.absoluteString)/api/get_devs")!
         let ok = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<1_000 {
-                group.addTask { try await requester.send(HTTPRequest(url: target)).status == 200 ? 1 : 0 }
+                group.addTask { try await requester.send(HTTPRequest(method: .get, url: target)).response.status == .ok ? 1 : 0 }
             }
             return try await group.reduce(0, +)
         }
@@ -220,9 +221,9 @@ enum RequesterBench {
         let inner: AsyncHTTPTransport
         let calls = Atomic<Int>(0)
         init(_ inner: AsyncHTTPTransport) { self.inner = inner }
-        func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse {
+        func send(_ request: HTTPRequest, body: [UInt8]?, timeout: Duration) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
             calls.add(1, ordering: .relaxed)
-            return try await inner.send(request, timeout: timeout)
+            return try await inner.send(request, body: body, timeout: timeout)
         }
     }
 
@@ -247,18 +248,19 @@ enum RequesterBench {
             let requester = try await session.requester()
             transport.calls.store(0, ordering: .relaxed)
             let start = ContinuousClock.now
-            let response = try await requester.send(HTTPRequest(url: target))
+            let (response, _) = try await requester.send(HTTPRequest(method: .get, url: target))
             relogin.append(Measure.milliseconds(ContinuousClock.now - start))
-            guard response.status == 200 else { throw AuthError.server(status: response.status, message: "relogin") }
+            guard response.status == .ok else { throw AuthError.server(status: response.status.code, message: "relogin") }
             calls.insert(transport.calls.load(ordering: .relaxed))
 
             let provider = ReferenceAPIProvider(baseURL: url, transport: inner)
             let plainStart = ContinuousClock.now
             let fresh = try await provider.login(account: "bench", password: Secret("bench-pw"))
-            let plainResponse = try await inner.send(
-                HTTPRequest(url: target, headers: [("Authorization", "Bearer \(fresh.accessToken.utf8String!)")]), timeout: .seconds(10))
+            let (plainResponse, _) = try await inner.send(
+                HTTPRequest(method: .get, url: target, headerFields: [.authorization: "Bearer \(fresh.accessToken.utf8String!)"]),
+                timeout: .seconds(10))
             plain.append(Measure.milliseconds(ContinuousClock.now - plainStart))
-            guard plainResponse.status == 200 else { throw AuthError.server(status: plainResponse.status, message: "plain") }
+            guard plainResponse.status == .ok else { throw AuthError.server(status: plainResponse.status.code, message: "plain") }
         }
         var table = Table(
             "Silent re-login (dead refresh token), in-process server, 25 runs",

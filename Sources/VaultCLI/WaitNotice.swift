@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import HTTPTypes
 import VaultAuth
 import VaultStore
 import VaultStoreCLI
@@ -32,16 +33,16 @@ struct WaitNoticeTransport: HTTPTransport {
         self.enabled = isatty(STDERR_FILENO) == 1
     }
 
-    func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse {
-        guard enabled else { return try await base.send(request, timeout: timeout) }
-        let host = request.url.host ?? "the server"
+    func send(_ request: HTTPRequest, body: [UInt8]?, timeout: Duration) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
+        guard enabled else { return try await base.send(request, body: body, timeout: timeout) }
+        let host = request.url?.host ?? "the server"
         let notice = Task { [said] in
             try? await Task.sleep(for: Self.delay)
             guard !Task.isCancelled, said.hosts.withLock({ $0.insert(host).inserted }) else { return }
             Terminal.note("waiting for \(TextEscaping.escaped(host))…")
         }
         defer { notice.cancel() }
-        return try await base.send(request, timeout: timeout)
+        return try await base.send(request, body: body, timeout: timeout)
     }
 }
 

@@ -3,6 +3,7 @@
 
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import VaultAuth
@@ -76,9 +77,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     /// Checks ``URLPolicy`` first, never follows a redirect, and fails with ``AuthError/network(_:)`` when
-    /// `timeout` runs out before the whole body has arrived. See ``HTTPTransport/send(_:timeout:)``.
-    public func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse {
-        try URLPolicy.check(request.url)
+    /// `timeout` runs out before the whole body has arrived. See ``HTTPTransport/send(_:body:timeout:)``.
+    public func send(
+        _ request: HTTPRequest, body: [UInt8]?, timeout: Duration
+    ) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
+        guard let url = request.url else { throw .invalidRequest("the request has no absolute http(s) URL") }
+        try URLPolicy.check(url)
         let client = self.client
         let limit = maximumBodySize
         let deadlines = self.deadlines
@@ -87,37 +91,44 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         return try await withDeadline(
             timeout, schedule: schedule,
-            expired: { .network("\(TextEscaping.escaped(request.url.host ?? "the server")) did not answer within \(timeout.worded)") }
-        ) { () async throws(AuthError) -> HTTPResponse in
-            try await Self.exchange(request, client: client, timeout: timeout, maximumBodySize: limit)
+            expired: { .network("\(TextEscaping.escaped(url.host ?? "the server")) did not answer within \(timeout.worded)") }
+        ) { () async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) in
+            try await Self.exchange(request, url: url, body: body, client: client, timeout: timeout, maximumBodySize: limit)
         }
     }
 
     private static func exchange(
-        _ request: HTTPRequest, client: HTTPClient, timeout: Duration, maximumBodySize: Int
-    ) async throws(AuthError) -> HTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        var host: String { TextEscaping.escaped(request.url.host ?? "the server") }  // for errors only
+        _ request: HTTPRequest, url: URL, body: [UInt8]?, client: HTTPClient, timeout: Duration, maximumBodySize: Int
+    ) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
+        if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        var host: String { TextEscaping.escaped(url.host ?? "the server") }  // for errors only
         do {
             let response = try await client.execute(outgoing, timeout: TimeAmount(timeout))
-            let body = try await response.body.collect(upTo: maximumBodySize)
-            return HTTPResponse(
-                status: Int(response.status.code),
-                headers: response.headers.map { ($0.name, $0.value) },
-                body: Array(buffer: body))
+            let received = try await response.body.collect(upTo: maximumBodySize)
+            // NIO's parser reads three digits and names that are tokens; anything else is no HTTP.
+            guard response.status.code <= 999 else { throw AuthError.network("\(host) answered with the status \(response.status.code)") }
+            var fields = HTTPFields()
+            for (name, value) in response.headers {
+                guard let fieldName = HTTPField.Name(name) else { continue }
+                fields.append(HTTPField(name: fieldName, value: value))
+            }
+            let head = HTTPResponse(status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headerFields: fields)
+            return (head, Array(buffer: received))
+        } catch let error as AuthError {
+            throw error
         } catch is NIOTooManyBytesError {
             throw .network("the response from \(host) is larger than \(maximumBodySize) bytes")
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw .network("\(host) did not answer within \(timeout.worded)")
         } catch {
-            let port = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
-            if let failure = ConnectionFailure.message(for: error, host: request.url.host ?? "the server", port: port) {
+            let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+            if let failure = ConnectionFailure.message(for: error, host: url.host ?? "the server", port: port) {
                 throw .network(TextEscaping.escaped(failure))
             }
-            throw .network("\(request.method) \(URLPolicy.redacted(request.url)): \(Self.describe(error))")
+            throw .network("\(request.method.rawValue) \(URLPolicy.redacted(url)): \(Self.describe(error))")
         }
     }
 

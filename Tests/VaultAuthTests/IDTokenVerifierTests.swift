@@ -51,7 +51,7 @@ private struct TestProvider {
 
     func verifier(jwks override: String? = nil) -> (IDTokenVerifier, FakeTransport) {
         let body = Array((override ?? jwks).utf8)
-        let transport = FakeTransport { _ in HTTPResponse(status: 200, body: body) }
+        let transport = FakeTransport { _ in Reply(status: 200, body: body) }
         let verifier = IDTokenVerifier(
             issuer: "https://issuer.test", clientID: "client-a", jwksURL: URL(string: "https://issuer.test/jwks")!,
             transport: transport, clock: clock)

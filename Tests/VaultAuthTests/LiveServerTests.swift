@@ -3,6 +3,7 @@
 
 import AuthServer
 import Foundation
+import HTTPTypes
 import Testing
 import VaultHTTPClient
 import VaultStore
@@ -36,10 +37,10 @@ extension LiveServerTests {
                 let requester = Requester(
                     account: account, provider: live.provider(), transport: live.transport,
                     onEvent: { events.append($0) })
-                let response = try await requester.send(live.devsRequest)
+                let (response, body) = try await requester.send(live.devsRequest)
                 #expect(response.status == 200)
                 let developers = try #require(
-                    try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
+                    try JSONSerialization.jsonObject(with: Data(body)) as? [[String: Any]])
                 #expect(developers.count == 4)
                 for developer in developers {
                     #expect(developer["id"] is NSNumber)
@@ -62,10 +63,10 @@ extension LiveServerTests {
                 let requester = Requester(
                     account: account, provider: live.provider(), transport: live.transport,
                     onEvent: { events.append($0) })
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
 
                 #expect(live.server.revokeAccessTokens(login: testUser))
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 var stats = live.server.stats
                 #expect(stats.refreshes == 1)
                 #expect(stats.unauthorized == 1)
@@ -76,7 +77,7 @@ extension LiveServerTests {
                 #expect(stored.refreshToken != old.refreshToken)
 
                 // The replacement is used from then on, with no further refresh.
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 stats = live.server.stats
                 #expect(stats.refreshes == 1 && stats.unauthorized == 1 && stats.authorized == 3)
             }
@@ -123,7 +124,7 @@ extension LiveServerTests {
                 let requester = Requester(
                     account: account, provider: live.provider(), transport: live.transport,
                     onEvent: { events.append($0) })
-                #expect(try await requester.send(live.devsRequest).status == 200)  // loads the tokens, fresh
+                #expect(try await requester.send(live.devsRequest).response.status == 200)  // loads the tokens, fresh
                 #expect(live.server.stats.refreshes == 0)
 
                 try await sleep(until: staleMoment(of: old))
@@ -214,7 +215,7 @@ extension LiveServerTests {
                     account: live.account(in: stalling), provider: live.provider(), transport: live.transport,
                     configuration: Requester.Configuration(lock: .custom(locking)))
                 try await sleep(until: staleMoment(of: old))
-                #expect(try await stalled.send(live.devsRequest).status == 200)
+                #expect(try await stalled.send(live.devsRequest).response.status == 200)
                 let stats = live.server.stats
                 #expect(stats.refreshes == 1 && stats.failedRefreshes == 0, "refreshes \(stats.refreshes), failed \(stats.failedRefreshes)")
                 #expect(stats.logins == 1, "no silent login: the other machine's tokens were adopted")
@@ -240,7 +241,7 @@ extension LiveServerTests {
                     account: live.account(in: store), provider: live.provider(), transport: live.transport,
                     configuration: Requester.Configuration(lock: .inProcessOnly), onEvent: { events.append($0) })
                 try await sleep(until: staleMoment(of: old))
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 #expect(store.triggered == 1, "the first write was refused")
                 let stored = try #require(try await live.account(in: store).loadTokens())
                 #expect(sameTokens(await requester.tokenSource.heldTokens, stored), "the new tokens were stored")
@@ -268,8 +269,8 @@ extension LiveServerTests {
                     }
                     let a = requester(eventsA)
                     let b = requester(eventsB)
-                    #expect(try await a.send(live.devsRequest).status == 200)
-                    #expect(try await b.send(live.devsRequest).status == 200)
+                    #expect(try await a.send(live.devsRequest).response.status == 200)
+                    #expect(try await b.send(live.devsRequest).response.status == 200)
                     #expect(live.server.stats.refreshes == 0)
 
                     try await sleep(until: staleMoment(of: old))
@@ -292,7 +293,7 @@ extension LiveServerTests {
                     // A new process after the refresh: uses the rotated tokens, no refresh, no login.
                     let eventsC = Recorder<RequesterEvent>()
                     let c = requester(eventsC)
-                    #expect(try await c.send(live.devsRequest).status == 200)
+                    #expect(try await c.send(live.devsRequest).response.status == 200)
                     stats = live.server.stats
                     #expect(stats.refreshes == 1 && stats.logins == 1 && stats.unauthorized == 0)
                     #expect(eventsC.all == [.usedToken])
@@ -321,7 +322,7 @@ extension LiveServerTests {
                 // Stale but unexpired: the failed refresh does not stop the request.
                 try await sleep(until: staleMoment(of: old))
                 live.server.faults.set(mode, hangSeconds: 20)
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 var stats = live.server.stats
                 #expect(stats.refreshes == 0 && stats.faultedRefreshes == 1 && stats.authorized == 1)
                 #expect(try store.load(account.tokensKey) == before, "the stored tokens were changed")
@@ -343,7 +344,7 @@ extension LiveServerTests {
 
                 // The kept refresh token still works once the server recovers.
                 live.server.faults.reset()
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 stats = live.server.stats
                 #expect(stats.refreshes == 1 && stats.failedRefreshes == 0)
                 #expect(try store.load(account.tokensKey) != before)
@@ -373,14 +374,14 @@ extension LiveServerTests {
                 let requester = Requester(
                     account: account, provider: live.provider(clock: clock), transport: live.transport, clock: clock,
                     onEvent: { events.append($0) })
-                for _ in 0..<3 { #expect(try await requester.send(live.devsRequest).status == 200) }
+                for _ in 0..<3 { #expect(try await requester.send(live.devsRequest).response.status == 200) }
                 var stats = live.server.stats
                 #expect(stats.refreshes == 0, "needless refresh")
                 #expect(events.all == [.usedToken, .usedToken, .usedToken])
 
                 // After the token's real expiry the next request refreshes first.
                 try await sleep(until: loggedIn.addingTimeInterval(3), margin: 0.2)
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 stats = live.server.stats
                 #expect(stats.refreshes == 1)
                 #expect(stats.unauthorized == 0, "an expired token was sent")
@@ -407,15 +408,15 @@ extension LiveServerTests {
                     logger: capturingLogger(lines))
 
                 // A 401 flow: revoked access token, refresh, replay.
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 live.server.revokeAccessTokens(login: testUser)
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 let second = try #require(await requester.tokenSource.heldTokens)
                 // A failed refresh of a stale token, then a successful one.
                 try await sleep(until: staleMoment(of: second))
                 live.server.faults.set(.status500, count: 1)
-                #expect(try await requester.send(live.devsRequest).status == 200)
-                #expect(try await requester.send(live.devsRequest).status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
+                #expect(try await requester.send(live.devsRequest).response.status == 200)
                 let third = try #require(await requester.tokenSource.heldTokens)
                 #expect(live.server.stats.refreshes == 2)
 
@@ -480,9 +481,10 @@ extension LiveServerTests {
         func bodySizeCap() async throws {
             try await withLiveServer { live in
                 let tokens = try await live.provider().login(account: testUser, password: Secret(testPassword))
-                let request = live.devsRequest.setting("Authorization", to: "Bearer \(tokens.accessToken.utf8String ?? "")")
+                var request = live.devsRequest
+                request.headerFields[.authorization] = "Bearer \(tokens.accessToken.utf8String ?? "")"
                 let normal = try await live.transport.send(request, timeout: .seconds(10))
-                #expect(normal.status == 200 && normal.body.count > 64)
+                #expect(normal.response.status == 200 && normal.body.count > 64)
 
                 let small = AsyncHTTPTransport(maximumBodySize: 64)
                 let error = await caughtError { () async throws(AuthError) in try await small.send(request, timeout: .seconds(10)) }
@@ -499,9 +501,9 @@ extension LiveServerTests {
         @Test("the server's answers carry a Date header (the skew correction needs it)")
         func dateHeader() async throws {
             try await withLiveServer { live in
-                let response = try await live.transport.send(live.devsRequest, timeout: .seconds(10))
+                let (response, _) = try await live.transport.send(live.devsRequest, timeout: .seconds(10))
                 #expect(response.status == 401)
-                let date = try #require(response.header("Date"))
+                let date = try #require(response.headerFields[.date])
                 let skew = ClockSkew.measure(dateHeader: date, receivedAt: Date())
                 #expect(skew == .none, "server and client share a clock here: \(date)")
             }
@@ -512,7 +514,7 @@ extension LiveServerTests {
             let transport = AsyncHTTPTransport()
             let error = await caughtError { () async throws(AuthError) in
                 try await transport.send(
-                    HTTPRequest(url: URL(string: "http://example.com/api/get_devs")!, headers: [("Authorization", "Bearer x")]),
+                    HTTPRequest(url: URL(string: "http://example.com/api/get_devs")!, headerFields: [.authorization: "Bearer x"]),
                     timeout: .seconds(5))
             }
             await transport.shutdown()

@@ -24,7 +24,7 @@ struct ProviderRefusalTests {
     func provider(_ status: Int, _ body: String) throws(AuthError) -> OAuth2Provider {
         var settings = Self.settings
         settings.revocationURL = "https://id.example.com/revoke"
-        return try OAuth2Provider(settings: settings, transport: FakeTransport { _ in HTTPResponse(status: status, body: Array(body.utf8)) })
+        return try OAuth2Provider(settings: settings, transport: FakeTransport { _ in Reply(status: status, body: Array(body.utf8)) })
     }
 
     @Test(
@@ -60,7 +60,7 @@ struct ProviderRefusalTests {
     func loginIsUnchanged() async throws {
         var settings = Self.settings
         settings.grant = .password
-        let provider = try OAuth2Provider(settings: settings, transport: FakeTransport { _ in HTTPResponse(status: 400) })
+        let provider = try OAuth2Provider(settings: settings, transport: FakeTransport { _ in Reply(status: 400) })
         let error = await caughtError { () async throws(AuthError) in try await provider.login(account: "alice", password: Secret("pw")) }
         #expect(error == .server(status: 400, message: "the token endpoint failed"))
     }

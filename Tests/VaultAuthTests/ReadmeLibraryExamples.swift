@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import VaultAuth
 import VaultHTTPClient
 import VaultStore
@@ -31,7 +32,7 @@ enum ReadmeLibraryExamples {
             settings: LoginSettings(serverURL: "https://auth.example.com"),
             password: Secret(password))  // once
         let requester = try await session.requester()  // later, in any process
-        let response = try await requester.send(HTTPRequest(url: URL(string: "https://auth.example.com/api/get_devs")!))
-        _ = (item, all, response)
+        let (response, body) = try await requester.send(HTTPRequest(method: .get, url: URL(string: "https://auth.example.com/api/get_devs")!))
+        _ = (item, all, response, body)
     }
 }

@@ -3,6 +3,7 @@
 
 import AuthServer
 import Foundation
+import HTTPTypes
 import Testing
 import VaultHTTPClient
 import VaultStore
@@ -95,13 +96,13 @@ struct RefreshExpiresInTests {
         }
     }
 
-    static func response(_ extra: String, refreshToken: Bool = true) -> HTTPResponse {
+    static func response(_ extra: String, refreshToken: Bool = true) -> Reply {
         let refresh = refreshToken ? #","refresh_token":"r2""# : ""
-        return HTTPResponse(
+        return Reply(
             status: 200, body: Array(#"{"access_token":"a2","token_type":"Bearer","expires_in":60\#(refresh)\#(extra)}"#.utf8))
     }
 
-    private func fakeProvider(_ body: @escaping @Sendable () -> HTTPResponse) throws -> OAuth2Provider {
+    private func fakeProvider(_ body: @escaping @Sendable () -> Reply) throws -> OAuth2Provider {
         try OAuth2Provider(
             settings: LoginSettings(
                 provider: .oauth2, serverURL: "https://api.example.test", tokenURL: "https://auth.example.test/token",

@@ -29,7 +29,7 @@ struct RejectionMemoryTests {
 
     static func session(clock: ManualClock) -> AuthSession {
         AuthSession(
-            store: InMemoryStore(), server: server, account: "ann", transport: FakeTransport { _ in HTTPResponse(status: 200) },
+            store: InMemoryStore(), server: server, account: "ann", transport: FakeTransport { _ in Reply(status: 200) },
             clock: clock, configuration: .init(lock: .inProcessOnly))
     }
 

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import Testing
 import VaultStore
 import VaultTestSupport
@@ -13,7 +14,7 @@ import VaultTesting
 /// clock moved by hand: every interleaving here is deterministic.
 @Suite("Requester state machine (fake transport)", .offThePool)
 struct RequesterStateMachineTests {
-    let resource = HTTPRequest(method: "GET", url: URL(string: "https://api.example.test/things")!)
+    let resource = HTTPRequest(method: .get, url: URL(string: "https://api.example.test/things")!)
 
     /// A Requester over an in-memory store holding the provider's `access-0` tokens.
     struct Fixture {
@@ -45,7 +46,7 @@ struct RequesterStateMachineTests {
     /// A resource server that accepts only the provider's latest access token.
     static func acceptingCurrentToken(of provider: FakeProvider) -> FakeTransport {
         FakeTransport { request in
-            HTTPResponse(status: bearer(of: request) == provider.currentAccessToken ? 200 : 401)
+            Reply(status: bearer(of: request) == provider.currentAccessToken ? 200 : 401)
         }
     }
 
@@ -54,7 +55,7 @@ struct RequesterStateMachineTests {
         let f = try await Fixture()
         let transport = Self.acceptingCurrentToken(of: f.provider)
         let requester = f.requester(transport)
-        for _ in 0..<3 { #expect(try await requester.send(resource).status == 200) }
+        for _ in 0..<3 { #expect(try await requester.send(resource).response.status == 200) }
         #expect(f.provider.refreshCount == 0)
         #expect(transport.bearers == ["access-0", "access-0", "access-0"])
         #expect(f.events.all == [.usedToken, .usedToken, .usedToken])
@@ -65,12 +66,12 @@ struct RequesterStateMachineTests {
         let f = try await Fixture()
         let transport = Self.acceptingCurrentToken(of: f.provider)
         let requester = f.requester(transport)
-        #expect(try await requester.send(resource).status == 200)  // loads and holds access-0
+        #expect(try await requester.send(resource).response.status == 200)  // loads and holds access-0
         f.clock.advance(by: 55)  // the held token is stale now: no request may take it as fresh
-        #expect(try await requester.send(resource).status == 200)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         f.clock.advance(by: 61)  // and access-1 expired
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(transport.bearers == ["access-0", "access-1", "access-1", "access-2"])
         #expect(f.provider.refreshCount == 2)
         #expect(f.events.all == [.usedToken, .refreshed, .usedToken, .refreshed])
@@ -84,12 +85,12 @@ struct RequesterStateMachineTests {
         let transport = FakeTransport { request in
             let stored = try? await account.loadTokens()
             storedAtSend.append(stored?.accessToken.utf8String ?? "none")
-            return HTTPResponse(status: 200)
+            return Reply(status: 200)
         }
         let requester = f.requester(transport)
         f.clock.advance(by: 55)  // 5 s before expiry: within the 10 s leeway
         #expect(f.initial.freshness(at: f.clock.now()) == .stale)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(f.provider.refreshCount == 1)
         #expect(f.provider.presentedRefreshTokens == ["refresh-0"])
         #expect(transport.bearers == ["access-1"])
@@ -104,7 +105,7 @@ struct RequesterStateMachineTests {
         let transport = Self.acceptingCurrentToken(of: f.provider)
         let requester = f.requester(transport)
         f.clock.advance(by: 61)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(transport.bearers == ["access-1"])
         #expect(f.provider.refreshCount == 1)
     }
@@ -181,9 +182,9 @@ struct RequesterStateMachineTests {
     func unauthorizedCurrentToken() async throws {
         let f = try await Fixture()
         // The resource server no longer accepts access-0 (revoked), although it is fresh.
-        let revoking = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-0" ? 401 : 200) }
+        let revoking = FakeTransport { request in Reply(status: bearer(of: request) == "access-0" ? 401 : 200) }
         let requester = f.requester(revoking)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(revoking.bearers == ["access-0", "access-1"])
         #expect(f.provider.refreshCount == 1)
         #expect(f.events.all == [.usedToken, .refreshed, .replayedAfter401])
@@ -198,7 +199,7 @@ struct RequesterStateMachineTests {
         let transport = FakeTransport { request in
             if request.url.path == "/slow" { await gate.wait() }
             // Judged when answering: by then only the latest token is good.
-            return HTTPResponse(status: bearer(of: request) == provider.currentAccessToken ? 200 : 401)
+            return Reply(status: bearer(of: request) == provider.currentAccessToken ? 200 : 401)
         }
         let requester = f.requester(transport)
         var slow = resource
@@ -209,11 +210,11 @@ struct RequesterStateMachineTests {
         #expect(await eventually { transport.requests.count == 1 })
         // Meanwhile the token turns stale; B refreshes it and goes out with access-1.
         f.clock.advance(by: 55)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(f.provider.refreshCount == 1)
         // A's 401 is for the replaced access-0: replayed with access-1, no second refresh.
         gate.open()
-        #expect(try await a.status == 200)
+        #expect(try await a.response.status == 200)
         #expect(f.provider.refreshCount == 1)
         #expect(transport.bearers == ["access-0", "access-1", "access-1"])
         #expect(f.events.count(of: .replayedAfter401) == 1)
@@ -224,7 +225,7 @@ struct RequesterStateMachineTests {
     func aLaterLoginIsSeen() async throws {
         let f = try await Fixture()
         try await f.account.removeTokens()
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let requester = f.requester(transport)
         let before = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
         guard case .notLoggedIn = before, before?.description.contains("not logged in") == true else {
@@ -232,7 +233,7 @@ struct RequesterStateMachineTests {
             return
         }
         try await f.account.saveTokens(f.initial)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(transport.bearers == ["access-0"])
     }
 
@@ -240,7 +241,7 @@ struct RequesterStateMachineTests {
     func failedRefreshesDoNotCountInTheWindow() async throws {
         let f = try await Fixture()
         f.provider.fail(with: .server(status: 503, message: "maintenance"))
-        let transport = FakeTransport { _ in HTTPResponse(status: 401) }
+        let transport = FakeTransport { _ in Reply(status: 401) }
         let requester = f.requester(transport)
         for attempt in 0..<5 {
             let error = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
@@ -257,7 +258,7 @@ struct RequesterStateMachineTests {
     func refreshStormIsBounded() async throws {
         let f = try await Fixture()
         // Not the auth server's 401: a downstream service that rejects any token.
-        let transport = FakeTransport { _ in HTTPResponse(status: 401) }
+        let transport = FakeTransport { _ in Reply(status: 401) }
         let requester = f.requester(transport)
         var errors: [AuthError] = []
         for _ in 0..<10 {
@@ -275,7 +276,7 @@ struct RequesterStateMachineTests {
         let patient = Requester(
             account: f.account, provider: NeverRejecting(base: f.provider), transport: transport, clock: f.clock,
             configuration: .init(lock: .inProcessOnly))
-        #expect(try await patient.send(resource).status == 401)
+        #expect(try await patient.send(resource).response.status == 401)
         #expect(f.provider.refreshCount == 3)
     }
 
@@ -283,7 +284,7 @@ struct RequesterStateMachineTests {
     func persistentUnauthorized() async throws {
         let f = try await Fixture()
         let transport = FakeTransport { _ in
-            HTTPResponse(status: 401, body: Array(#"{"code":401,"message":"invalid access token"}"#.utf8))
+            Reply(status: 401, body: Array(#"{"code":401,"message":"invalid access token"}"#.utf8))
         }
         let requester = f.requester(transport)
         let error = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
@@ -304,9 +305,9 @@ struct RequesterStateMachineTests {
         let transport = FakeTransport { request in
             if bearer(of: request) == "access-0" {
                 await gate.wait()
-                return HTTPResponse(status: 401)
+                return Reply(status: 401)
             }
-            return HTTPResponse(status: 200)
+            return Reply(status: 200)
         }
         let requester = f.requester(transport)
         async let results = sendConcurrently(50, resource, through: requester)
@@ -325,10 +326,10 @@ struct RequesterStateMachineTests {
     func staleTokenUsedWhenRefreshFailsTransiently(failure: AuthError) async throws {
         let f = try await Fixture()
         f.provider.fail(with: failure)
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let requester = f.requester(transport)
         f.clock.advance(by: 55)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(transport.bearers == ["access-0"])
         #expect(f.provider.refreshCount == 1)
         #expect(try await f.stored() == f.initial)
@@ -338,7 +339,7 @@ struct RequesterStateMachineTests {
     func expiredTokenTransientFailure() async throws {
         let f = try await Fixture()
         f.provider.fail(with: .server(status: 503, message: "maintenance"))
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let requester = f.requester(transport)
         f.clock.advance(by: 120)
         let error = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
@@ -348,7 +349,7 @@ struct RequesterStateMachineTests {
         #expect(try await f.stored() == f.initial)
         // Once the server is back, the kept refresh token works.
         f.provider.fail(with: nil)
-        #expect(try await requester.send(resource).status == 200)
+        #expect(try await requester.send(resource).response.status == 200)
         #expect(f.provider.presentedRefreshTokens == ["refresh-0", "refresh-0"])
     }
 
@@ -356,7 +357,7 @@ struct RequesterStateMachineTests {
     func deadRefreshToken() async throws {
         let f = try await Fixture()
         f.provider.fail(with: .authentication("refresh rejected: invalid refresh token"))
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let requester = f.requester(transport)
         f.clock.advance(by: 120)
         let error = await caughtError { () async throws(AuthError) in try await requester.send(resource) }
@@ -368,7 +369,7 @@ struct RequesterStateMachineTests {
     @Test("no stored tokens: .authentication whose remedy is to log in to the account, nothing sent")
     func notLoggedIn() async throws {
         let clock = ManualClock()
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let requester = Requester(
             account: AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "nobody"),
             provider: FakeProvider(clock: clock), transport: transport, clock: clock)
@@ -386,7 +387,7 @@ struct RequesterStateMachineTests {
     @Test("plain http to a remote host is refused before any token is used")
     func plainHTTPRefused() async throws {
         let f = try await Fixture()
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let requester = f.requester(transport)
         let error = await caughtError { () async throws(AuthError) in
             try await requester.send(HTTPRequest(url: URL(string: "http://api.example.test/things")!))
@@ -408,8 +409,8 @@ struct RequesterStateMachineTests {
             let a = f.requester(transport, lockDirectory: directory, events: eventsA)
             let b = f.requester(transport, lockDirectory: directory, events: eventsB)
             // Both hold access-0 in memory.
-            #expect(try await a.send(resource).status == 200)
-            #expect(try await b.send(resource).status == 200)
+            #expect(try await a.send(resource).response.status == 200)
+            #expect(try await b.send(resource).response.status == 200)
 
             f.clock.advance(by: 55)
             let gate = Gate()
@@ -419,8 +420,8 @@ struct RequesterStateMachineTests {
             async let second = b.send(resource)  // B waits for the lock
             try await Task.sleep(for: .milliseconds(100))
             gate.open()
-            #expect(try await first.status == 200)
-            #expect(try await second.status == 200)
+            #expect(try await first.response.status == 200)
+            #expect(try await second.response.status == 200)
             #expect(f.provider.refreshCount == 1)
             #expect(eventsA.count(of: .refreshed) == 1)
             #expect(eventsB.count(of: .adoptedStoredTokens) == 1)

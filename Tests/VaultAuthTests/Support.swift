@@ -3,6 +3,7 @@
 
 import AuthServer
 import Foundation
+import HTTPTypes
 import Logging
 import Testing
 import VaultHTTPClient
@@ -42,7 +43,10 @@ func staleMoment(of tokens: TokenSet, leeway: TimeInterval = TokenSet.defaultLee
     return tokens.accessTokenExpiry.addingTimeInterval(-min(leeway, max(0, lifetime / 2)))
 }
 
-func bearer(of request: HTTPRequest) -> String? { FakeTransport.bearer(of: request) }
+func bearer(of sent: FakeTransport.Sent) -> String? { FakeTransport.bearer(of: sent) }
+
+/// What a ``FakeTransport`` answers.
+typealias Reply = FakeTransport.Reply
 
 /// A `LogHandler` keeping every rendered line (message, metadata, error).
 struct CapturingLogHandler: LogHandler {
@@ -86,7 +90,7 @@ struct LiveServer: Sendable {
     let baseURL: URL
 
     var devsURL: URL { baseURL.appendingPathComponent("api/get_devs") }
-    var devsRequest: HTTPRequest { HTTPRequest(method: "GET", url: devsURL) }
+    var devsRequest: HTTPRequest { HTTPRequest(method: .get, url: devsURL) }
 
     func provider(clock: any AuthClock = SystemClock(), timeout: Duration = .seconds(10)) -> ReferenceAPIProvider {
         ReferenceAPIProvider(baseURL: baseURL, transport: transport, clock: clock, timeout: timeout)
@@ -132,13 +136,13 @@ func fileStore(_ path: String) -> EncryptedFileStore {
     EncryptedFileStore(path: path, passphrase: .fixed(Secret("x")), kdf: KDFParameters(log2N: 10))
 }
 
-/// Sends `count` copies of `request` concurrently; the statuses or errors in any order.
+/// Sends `count` copies of `request` concurrently; the response heads or errors in any order.
 func sendConcurrently(_ count: Int, _ request: HTTPRequest, through requester: Requester) async -> [Result<HTTPResponse, AuthError>] {
     await withTaskGroup(of: Result<HTTPResponse, AuthError>.self) { group in
         for _ in 0..<count {
             group.addTask {
                 do throws(AuthError) {
-                    return .success(try await requester.send(request))
+                    return .success(try await requester.send(request).response)
                 } catch {
                     return .failure(error)
                 }

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import Testing
 import VaultStore
 import VaultTestSupport
@@ -110,11 +111,11 @@ struct TrustTests {
 
     @Test("the Requester itself refuses another origin, for any library caller, before sending anything")
     func requesterOriginRule() async throws {
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let (requester, _, _, _) = try await makeRequester(transport)
         for other in [
             "https://evil.example/x", "https://api.example.test:8443/x", "http://api.example.test/x",
-            "https://user@api.example.test/x", "https://api.example.test.evil.example/x",
+            "https://api.example.test@evil.example/x", "https://api.example.test.evil.example/x",
         ] {
             let error = await caughtError { () async throws(AuthError) in try await requester.send(HTTPRequest(url: URL(string: other)!)) }
             guard case .invalidRequest = error else {
@@ -123,22 +124,24 @@ struct TrustTests {
             }
         }
         #expect(transport.requests.count == 0)
-        for same in ["https://API.example.test/x", "https://api.example.test:443/x"] {
-            #expect(try await requester.send(HTTPRequest(url: URL(string: same)!)).status == 200)
+        // swift-http-types keeps scheme, host and port: a URL's user info never reaches a request.
+        for same in ["https://API.example.test/x", "https://api.example.test:443/x", "https://user:pw@api.example.test/x"] {
+            #expect(try await requester.send(HTTPRequest(url: URL(string: same)!)).response.status == 200)
         }
-        #expect(transport.bearers == ["access-0", "access-0"])
+        #expect(transport.bearers == ["access-0", "access-0", "access-0"])
+        #expect(transport.requests.all.last?.url.absoluteString == "https://api.example.test/x")
     }
 
     @Test("a redirect to another origin: no token there, and its 401 does not cost a refresh")
     func redirectedElsewhere() async throws {
         let transport = FakeTransport { request in
             request.url.host == "api.example.test"
-                ? HTTPResponse(status: 302, headers: [("Location", "https://cdn.example.net/blob")])
-                : HTTPResponse(status: 401)
+                ? Reply(status: 302, headers: [("Location", "https://cdn.example.net/blob")])
+                : Reply(status: 401)
         }
         let events = Recorder<RequesterEvent>()
         let (requester, provider, _, _) = try await makeRequester(transport, events: events)
-        let response = try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/file")!))
+        let (response, _) = try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/file")!))
         #expect(response.status == 401)
         #expect(transport.bearers == ["access-0", nil])
         #expect(provider.refreshCount == 0)
@@ -147,7 +150,7 @@ struct TrustTests {
 
     @Test("a redirect loop ends after the hop limit")
     func redirectLoop() async throws {
-        let transport = FakeTransport { _ in HTTPResponse(status: 307, headers: [("Location", "/again")]) }
+        let transport = FakeTransport { _ in Reply(status: 307, headers: [("Location", "/again")]) }
         let (requester, _, _, _) = try await makeRequester(transport)
         let error = await caughtError { () async throws(AuthError) in
             try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!))
@@ -163,20 +166,20 @@ struct TrustTests {
     func rotatedTokensSurviveAFailingStore() async throws {
         let store = FaultyStore()
         let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
-        let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
+        let transport = FakeTransport { request in Reply(status: bearer(of: request) == "access-1" ? 200 : 401) }
         let events = Recorder<RequesterEvent>()
         let (requester, provider, clock, account) = try await makeRequester(transport, store: store, events: events)
         clock.advance(by: 61)  // access-0 expired
         store.faults = [diskFull]
-        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).response.status == 200)
         #expect(provider.refreshCount == 1)
         #expect(events.all.contains { if case .tokensNotSaved = $0 { true } else { false } })
         #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "the store still has the old ones")
 
-        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status == 200)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).response.status == 200)
         #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "still failing: still in memory only")
         store.faults = []
-        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!)).status == 200)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!)).response.status == 200)
         #expect(try await account.loadTokens()?.accessToken == Secret("access-1"), "stored on the next use")
         #expect(provider.refreshCount == 1, "the rotated refresh token was never spent twice")
         #expect(transport.bearers == ["access-1", "access-1", "access-1"])
@@ -189,11 +192,11 @@ struct TrustTests {
         try await withTemporaryDirectory("vaultauth") { locks in
             let store = FaultyStore()
             let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
-            let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
+            let transport = FakeTransport { request in Reply(status: bearer(of: request) == "access-1" ? 200 : 401) }
             let (requester, provider, clock, account) = try await makeRequester(transport, store: store, lock: .directory(locks))
             clock.advance(by: 61)
             store.faults = [diskFull]
-            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).response.status == 200)
             #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "unsaved")
             try await account.removeTokens()  // vault logout
             store.faults = []
@@ -218,15 +221,15 @@ struct TrustTests {
     func unsavedTokensYieldToANewLogin() async throws {
         let store = FaultyStore()
         let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
-        let transport = FakeTransport { _ in HTTPResponse(status: 200) }
+        let transport = FakeTransport { _ in Reply(status: 200) }
         let (requester, provider, clock, account) = try await makeRequester(transport, store: store)
         clock.advance(by: 61)
         store.faults = [diskFull]
-        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).response.status == 200)
         store.faults = []
         let login = provider.initialTokens()  // a new `vault login`, fresh now
         try await account.saveTokens(login)
-        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status == 200)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).response.status == 200)
         #expect(try await account.loadTokens() == login, "the new login's tokens were overwritten")
         #expect(transport.bearers.last == login.accessToken.utf8String, "\(transport.bearers)")
         #expect(provider.refreshCount == 1)
@@ -239,11 +242,11 @@ struct TrustTests {
     func unsavedTokensOutliveAForgottenRefreshToken() async throws {
         let store = FaultyStore()
         let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
-        let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
+        let transport = FakeTransport { request in Reply(status: bearer(of: request) == "access-1" ? 200 : 401) }
         let (requester, provider, clock, account) = try await makeRequester(transport, store: store)
         clock.advance(by: 61)
         store.faults = [diskFull]
-        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).response.status == 200)
         store.faults = []
         // What the other process's forgetDeadRefreshToken writes: the old tokens without their refresh token.
         var dead = try #require(try await account.loadTokens())
@@ -251,7 +254,7 @@ struct TrustTests {
         dead.refreshToken = nil
         dead.refreshTokenExpiry = nil
         try await account.saveTokens(dead)
-        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status == 200)
+        #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).response.status == 200)
         let stored = try #require(try await account.loadTokens())
         #expect(stored.accessToken == Secret("access-1") && stored.refreshToken != nil, "the successors are stored")
         #expect(provider.refreshCount == 1)
@@ -265,23 +268,23 @@ struct TrustTests {
         try await withTemporaryDirectory("vaultauth") { locks in
             let store = FaultyStore()
             let diskFull = FaultyStore.Fault(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))
-            let transport = FakeTransport { request in HTTPResponse(status: bearer(of: request) == "access-1" ? 200 : 401) }
+            let transport = FakeTransport { request in Reply(status: bearer(of: request) == "access-1" ? 200 : 401) }
             // A lock timeout no test outlives: waiting for it would be a hang, which the bound below reports.
             let (requester, provider, clock, account) = try await makeRequester(
                 transport, store: store, lock: .directory(locks), lockTimeout: .seconds(3600))
             clock.advance(by: 61)
             store.faults = [diskFull]
-            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).status == 200)
+            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!)).response.status == 200)
             store.faults = []
             let other = try await FileAccountLocking(directory: locks).lock(
                 server: "https://api.example.test", account: "ann", timeout: .seconds(30))
             let served = try await Self.within(seconds: 60) {
-                try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).status
+                try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/y")!)).response.status
             }
             #expect(served == 200, "served while another holds the lock")
             #expect(try await account.loadTokens()?.accessToken == Secret("access-0"), "not stored without the lock")
             await other.release()
-            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!)).status == 200)
+            #expect(try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/z")!)).response.status == 200)
             #expect(try await account.loadTokens()?.accessToken == Secret("access-1"), "stored once the lock was free")
             #expect(provider.refreshCount == 1)
         }
@@ -352,7 +355,7 @@ struct TrustTests {
             symlink(open, openLink)
             for directory in [open, groupWritable, openLink] {
                 let (requester, provider, clock, _) = try await makeRequester(
-                    FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
+                    FakeTransport { _ in Reply(status: 200) }, lock: .directory(directory))
                 clock.advance(by: 61)
                 let error = await caughtError { () async throws(AuthError) in
                     try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!))
@@ -370,9 +373,9 @@ struct TrustTests {
             symlink(dir + "/real", link)
             for directory in [readable, link] {
                 let (requester, provider, clock, _) = try await makeRequester(
-                    FakeTransport { _ in HTTPResponse(status: 200) }, lock: .directory(directory))
+                    FakeTransport { _ in Reply(status: 200) }, lock: .directory(directory))
                 clock.advance(by: 61)
-                let response = try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!))
+                let (response, _) = try await requester.send(HTTPRequest(url: URL(string: "https://api.example.test/x")!))
                 #expect(response.status == 200 && provider.refreshCount == 1, "\(directory)")
             }
         }
@@ -411,7 +414,7 @@ struct TrustTests {
             (#"{"access_token":"a","token_type":"Bearer","expires_in":1e300}"#, false),
         ]
         for (body, accepted) in cases {
-            let transport = FakeTransport { _ in HTTPResponse(status: 200, body: Array(body.utf8)) }
+            let transport = FakeTransport { _ in Reply(status: 200, body: Array(body.utf8)) }
             let provider = try OAuth2Provider(
                 settings: LoginSettings(
                     provider: .oauth2, serverURL: "https://api.example.test",

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import Testing
 import VaultStore
 import VaultTestSupport
@@ -240,19 +241,28 @@ struct URLPolicyTests {
         #expect(redacted.count == 201 && redacted.hasSuffix("…"), "\(redacted.count)")
     }
 
-    let post = HTTPRequest(
-        method: "POST", url: URL(string: "https://api.example.com/submit")!,
-        headers: [("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Content-Type", "application/json"), ("X-Other", "1")],
+    let post = FakeTransport.Sent(
+        request: HTTPRequest(
+            method: .post, url: URL(string: "https://api.example.com/submit")!,
+            headerFields: FakeTransport.fields([
+                ("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Content-Type", "application/json"), ("X-Other", "1"),
+            ])),
         body: Array("{}".utf8))
-    let get = HTTPRequest(
-        url: URL(string: "https://api.example.com/list")!,
-        headers: [
-            ("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic x"), ("X-Other", "1"),
-            ("X-Api-Key", "k-1"), ("accept", "application/json"), ("Accept-Language", "en"), ("User-Agent", "vault"),
-        ])
+    let get = FakeTransport.Sent(
+        request: HTTPRequest(
+            url: URL(string: "https://api.example.com/list")!,
+            headerFields: FakeTransport.fields([
+                ("Authorization", "Bearer secret"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic x"), ("X-Other", "1"),
+                ("X-Api-Key", "k-1"), ("accept", "application/json"), ("Accept-Language", "en"), ("User-Agent", "vault"),
+            ])),
+        body: nil)
 
-    func hop(_ request: HTTPRequest, _ status: Int, _ location: String) throws(AuthError) -> HTTPRequest? {
-        try RedirectRule.next(after: request, response: HTTPResponse(status: status, headers: [("Location", location)]))
+    /// The request `RedirectRule` sends after a `status` redirect to `location` answered `sent`.
+    func hop(_ sent: FakeTransport.Sent, _ status: Int, _ location: String) throws(AuthError) -> FakeTransport.Sent? {
+        let redirect = Reply(status: status, headers: [("Location", location)]).response
+        return try RedirectRule.next(after: sent.request, body: sent.body, response: redirect).map {
+            FakeTransport.Sent(request: $0.request, body: $0.body)
+        }
     }
 
     @Test(
@@ -318,7 +328,7 @@ struct URLPolicyTests {
 
     @Test("not a redirect: no Location, or another status")
     func notRedirects() throws {
-        #expect(try RedirectRule.next(after: get, response: HTTPResponse(status: 302)) == nil)
+        #expect(try RedirectRule.next(after: get.request, body: nil, response: HTTPResponse(status: .found)) == nil)
         #expect(try hop(get, 304, "https://api.example.com/x") == nil)
         #expect(try hop(get, 300, "https://api.example.com/x") == nil)
     }
@@ -349,23 +359,23 @@ struct AuthErrorTests {
         #expect(!AuthError.invalidRequest("x").isTransient)
     }
 
-    func response(_ status: Int, _ message: String?) -> HTTPResponse {
+    func classify(_ status: Int, _ message: String?, what: String) -> AuthError {
         let body = message.map { #"{"code":\#(status),"message":"\#($0)"}"# } ?? "<html>oops</html>"
-        return HTTPResponse(status: status, body: Array(body.utf8))
+        return ReferenceAPIProvider.classify(HTTPResponse(status: .init(code: status)), body: Array(body.utf8), what: what)
     }
 
     @Test("the reference API's answers are classified")
     func classification() {
         #expect(
-            ReferenceAPIProvider.classify(response(401, "invalid refresh token"), what: "refresh")
+            classify(401, "invalid refresh token", what: "refresh")
                 == .authentication("refresh rejected: invalid refresh token"))
         #expect(
-            ReferenceAPIProvider.classify(response(400, "wrong login or password"), what: "login")
+            classify(400, "wrong login or password", what: "login")
                 == .authentication("login rejected: wrong login or password"))
-        #expect(ReferenceAPIProvider.classify(response(500, "internal server error"), what: "refresh").isTransient)
-        let html = ReferenceAPIProvider.classify(response(502, nil), what: "refresh")
+        #expect(classify(500, "internal server error", what: "refresh").isTransient)
+        let html = classify(502, nil, what: "refresh")
         #expect(html == .server(status: 502, message: "refresh failed: no error message"))
-        #expect(!ReferenceAPIProvider.classify(response(400, "bad request"), what: "login").isTransient)
+        #expect(!classify(400, "bad request", what: "login").isTransient)
     }
 
     @Test("the provider turns a garbled 200 into a transient .server error and 500 into .server(500)")
@@ -375,8 +385,8 @@ struct AuthErrorTests {
         let transport = FakeTransport { _ in
             replies.append(1)
             return replies.count == 1
-                ? HTTPResponse(status: 200, body: Array("not json".utf8))
-                : HTTPResponse(status: 500, body: Array(#"{"code":500,"message":"internal server error"}"#.utf8))
+                ? Reply(status: 200, body: Array("not json".utf8))
+                : Reply(status: 500, body: Array(#"{"code":500,"message":"internal server error"}"#.utf8))
         }
         let provider = ReferenceAPIProvider(baseURL: URL(string: "https://auth.example.test")!, transport: transport, clock: clock)
         let tokens = TokenSet(
@@ -395,7 +405,7 @@ struct AuthErrorTests {
         let clock = ManualClock(Date(timeIntervalSince1970: 784_111_777 + 600))  // ten minutes ahead
         let transport = FakeTransport { _ in
             let body = #"{"accessToken":"A","accessTokenExpire":784111837000,"refreshToken":"R","refreshTokenExpire":784112077000}"#
-            return HTTPResponse(status: 200, headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: Array(body.utf8))
+            return Reply(status: 200, headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: Array(body.utf8))
         }
         let provider = ReferenceAPIProvider(baseURL: URL(string: "https://auth.example.test")!, transport: transport, clock: clock)
         let tokens = try await provider.login(account: "ann", password: Secret("pw"))

@@ -66,8 +66,7 @@ struct AuthTargetsTests {
         let provider = try OAuthResponseTargets.oauthProvider(response)
         let tokens = try AsyncRunner.run { () async -> TokenSet? in try? await provider.login(account: "a", password: Secret("p")) }
         #expect(tokens?.refreshToken?.utf8String == "rt-1")
-        let metadata = try? ProviderMetadata.parse(
-            HTTPResponse(status: 200, body: try Self.seed("discovery", "openid")), expectedIssuer: DiscoveryTargets.issuer)
+        let metadata = try? ProviderMetadata.parse(try Self.seed("discovery", "openid"), expectedIssuer: DiscoveryTargets.issuer)
         #expect(metadata?.jwksURI == "https://accounts.example.com/jwks")
         #expect(WebURL.isCredentialSafe("http://127.0.0.1:8080/x") && !WebURL.isCredentialSafe("http://evil.example/"))
         #expect(!WebURL.isCredentialSafe("https://accounts.example.com@evil.example/"))

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import VaultStore
 
 /// When and how the `Requester` follows a redirect. Providers never follow one: a token,
@@ -25,48 +26,55 @@ public enum RedirectRule {
     public static let statuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The only request headers a redirect to another origin keeps; all others are dropped.
-    public static let headersKeptAcrossOrigins = ["Accept", "Accept-Language", "Content-Type", "User-Agent"]
+    public static let headersKeptAcrossOrigins: [HTTPField.Name] = [.accept, .acceptLanguage, .contentType, .userAgent]
 
-    /// The request to send after `response` answered `request`, or nil when `response` is
-    /// not a redirect to follow.
-    public static func next(after request: HTTPRequest, response: HTTPResponse) throws(AuthError) -> HTTPRequest? {
-        guard statuses.contains(response.status), let location = response.header("Location") else { return nil }
-        guard !location.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" }),
-            let target = URL(string: location, relativeTo: request.url)?.absoluteURL
+    /// The request (and its body) to send after `response` answered `request`, or nil when
+    /// `response` is not a redirect to follow.
+    public static func next(
+        after request: HTTPRequest, body: [UInt8]?, response: HTTPResponse
+    ) throws(AuthError) -> (request: HTTPRequest, body: [UInt8]?)? {
+        let status = response.status.code
+        guard statuses.contains(status), let location = response.headerFields[.location] else { return nil }
+        guard let origin = request.url,
+            !location.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" }),
+            let target = URL(string: location, relativeTo: origin)?.absoluteURL
         else {
-            throw .server(status: response.status, message: "the redirect's Location is not a usable URL")
+            throw .server(status: status, message: "the redirect's Location is not a usable URL")
         }
         do throws(AuthError) {
             try URLPolicy.check(target)
         } catch {
             // The server chose this target: a server error, not the user's bad input.
-            throw .server(status: response.status, message: "refusing its redirect: \(error.description)")
+            throw .server(status: status, message: "refusing its redirect: \(error.description)")
         }
         var next = request
+        var nextBody = body
+        // URLPolicy passed: an absolute http(s) URL with a host, which HTTPTypes can take apart.
         next.url = target
-        if response.status == 303 || ((response.status == 301 || response.status == 302) && request.method == "POST") {
-            if next.method != "HEAD" { next.method = "GET" }
-            next.body = nil
-            next = next.setting("Content-Type", to: nil).setting("Content-Length", to: nil)
+        if status == 303 || ((status == 301 || status == 302) && request.method == .post) {
+            if next.method != .head { next.method = .get }
+            nextBody = nil
+            next.headerFields[.contentType] = nil
+            next.headerFields[.contentLength] = nil
         }
-        if !URLPolicy.sameOrigin(request.url, target) {
-            if next.body != nil {
+        if !URLPolicy.sameOrigin(origin, target) {
+            if nextBody != nil {
                 let origin = Origin(target).map(\.description) ?? "another host"
                 throw .server(
-                    status: response.status,
+                    status: status,
                     message: "redirected to another origin (\(TextEscaping.escaped(origin))); vault does not re-send a request body there")
             }
-            next.headers.removeAll { field in !headersKeptAcrossOrigins.contains { HTTPFieldName.same($0, field.name) } }
+            next.headerFields = HTTPFields(next.headerFields.filter { headersKeptAcrossOrigins.contains($0.name) })
         }
-        return next
+        return (next, nextBody)
     }
 
     /// The error for a credential request (login, refresh, revocation) answered with a
     /// redirect, which is never followed; nil when `response` is not a 3xx.
     static func refusal(_ response: HTTPResponse, what: String) -> AuthError? {
-        guard (300..<400).contains(response.status) else { return nil }
+        guard response.status.kind == .redirection else { return nil }
         return .server(
-            status: response.status,
-            message: "\(what) was answered with a redirect (\(response.status)); vault never follows redirects with credentials")
+            status: response.status.code,
+            message: "\(what) was answered with a redirect (\(response.status.code)); vault never follows redirects with credentials")
     }
 }

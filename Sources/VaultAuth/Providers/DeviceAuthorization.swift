@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import VaultStore
 
 /// The device authorization response (RFC 8628 §3.2): what a person needs to sign the
@@ -45,24 +46,26 @@ extension OAuth2Provider {
     public func requestDeviceAuthorization(at deviceURL: URL) async throws(AuthError) -> DeviceAuthorization {
         var fields: [(String, String)] = []
         if let scope { fields.append(("scope", scope)) }
-        let response = try await clientPost(deviceURL, fields)
-        guard response.isSuccess else { throw Self.classify(response, endpoint: "the device authorization endpoint") }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any],
+        let (response, body) = try await clientPost(deviceURL, fields)
+        guard response.status.kind == .successful else {
+            throw Self.classify(response, body: body, endpoint: "the device authorization endpoint")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
             let deviceCode = object["device_code"] as? String, TokenCharacters.isAcceptable(deviceCode),
             let userCode = object["user_code"] as? String, Self.isPrintable(userCode, limit: 64),
             let verification = object["verification_uri"] as? String ?? object["verification_url"] as? String,
             Self.isWebURL(verification)
         else {
-            throw .server(status: response.status, message: "the device authorization response is not the expected JSON")
+            throw .server(status: response.status.code, message: "the device authorization response is not the expected JSON")
         }
         let complete = object["verification_uri_complete"] as? String
         guard Self.isVerificationURL(verification), complete.map(Self.isVerificationURL) ?? true else {
             throw .server(
-                status: response.status,
+                status: response.status.code,
                 message: "the device authorization response sends the person to a URI that is not https (or http to loopback) "
                     + "or that hides its host behind user info; refusing to show it")
         }
-        let expiresIn = try Self.lifetime(object["expires_in"], status: response.status)
+        let expiresIn = try Self.lifetime(object["expires_in"], status: response.status.code)
         let interval = (object["interval"] as? NSNumber)?.doubleValue ?? 5
         return DeviceAuthorization(
             deviceCode: deviceCode, userCode: userCode, verificationURI: verification, verificationURIComplete: complete,

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import JWTKit
 import VaultStore
 
@@ -137,13 +138,15 @@ public actor IDTokenVerifier {
 
     private func fetch() async throws(AuthError) {
         fetches += 1
-        let response = try await transport.send(HTTPRequest(url: jwksURL, headers: [("Accept", "application/json")]), timeout: timeout)
-        guard response.isSuccess else {
-            throw .server(status: response.status, message: "the provider's JWKS could not be read")
+        try URLPolicy.check(jwksURL)
+        let (response, body) = try await transport.send(
+            HTTPRequest(method: .get, url: jwksURL, headerFields: [.accept: "application/json"]), timeout: timeout)
+        guard response.status.kind == .successful else {
+            throw .server(status: response.status.code, message: "the provider's JWKS could not be read")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any],
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
             let entries = object["keys"] as? [Any]
-        else { throw .server(status: response.status, message: "the provider's JWKS is not a key set") }
+        else { throw .server(status: response.status.code, message: "the provider's JWKS is not a key set") }
         var found: [String: JWK] = [:]
         var usable: [JWK] = []
         for case let entry as [String: Any] in entries {

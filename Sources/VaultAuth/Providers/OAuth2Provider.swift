@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import Logging
 import VaultStore
 
@@ -115,7 +116,7 @@ public struct OAuth2Provider: AuthProvider {
     }
 
     /// Posts the refresh_token grant; ``AuthError/authentication(_:providerCode:remedy:)`` without a refresh token,
-    /// or when the refresh token is refused (``classifyRefusedRefresh(_:)``). See ``AuthProvider/refresh(_:)``.
+    /// or when the refresh token is refused (``classifyRefusedRefresh(_:body:)``). See ``AuthProvider/refresh(_:)``.
     public func refresh(_ tokens: TokenSet) async throws(AuthError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken?.utf8String else {
             throw .authentication("there is no refresh token")
@@ -145,25 +146,24 @@ public struct OAuth2Provider: AuthProvider {
     }
 
     /// A POST of `fields` to `url` with the client's authentication; the response, whatever its status.
-    func clientPost(_ url: URL, _ fields: [(String, String)]) async throws(AuthError) -> HTTPResponse {
+    func clientPost(_ url: URL, _ fields: [(String, String)]) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
+        try URLPolicy.check(url)
         var form = fields
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
-        ]
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
         let secret = try await appleClientSecret?.current().utf8String ?? clientSecret?.utf8String
         switch (clientAuthentication, secret) {
         case (.basic, let secret?):
             let user = FormEncoding.escape(clientID)
             let pass = FormEncoding.escape(secret)
-            headers.append(("Authorization", "Basic " + Data("\(user):\(pass)".utf8).base64EncodedString()))
+            headers[.authorization] = "Basic " + Data("\(user):\(pass)".utf8).base64EncodedString()
         case (.form, let secret?):
             form.append(("client_id", clientID))
             form.append(("client_secret", secret))
         case (_, nil):
             form.append(("client_id", clientID))
         }
-        let request = HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormEncoding.encode(form).utf8))
-        return try await transport.send(request, timeout: timeout)
+        let request = HTTPRequest(method: .post, url: url, headerFields: headers)
+        return try await transport.send(request, body: Array(FormEncoding.encode(form).utf8), timeout: timeout)
     }
 
     /// How the ID token of a token response is checked.
@@ -180,29 +180,30 @@ public struct OAuth2Provider: AuthProvider {
         async throws(AuthError) -> TokenSet
     {
         let sentAt = clock.now()
-        let response = try await clientPost(tokenURL, fields)
-        guard response.isSuccess else {
-            if case .refresh = check { throw Self.classifyRefusedRefresh(response) }
-            throw Self.classify(response)
+        let (response, body) = try await clientPost(tokenURL, fields)
+        let status = response.status.code
+        guard response.status.kind == .successful else {
+            if case .refresh = check { throw Self.classifyRefusedRefresh(response, body: body) }
+            throw Self.classify(response, body: body)
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             let access = object["access_token"] as? String, !access.isEmpty
         else {
-            throw .server(status: response.status, message: "the token response is not the expected JSON")
+            throw .server(status: status, message: "the token response is not the expected JSON")
         }
         guard let type = object["token_type"] as? String, type.lowercased() == "bearer" else {
             let shown = (object["token_type"] as? String).map { TextEscaping.escaped(String($0.prefix(40))) } ?? "none"
-            throw .server(status: response.status, message: "the token response has token_type \(shown), not Bearer")
+            throw .server(status: status, message: "the token response has token_type \(shown), not Bearer")
         }
-        let expiresIn = try Self.lifetime(object["expires_in"], status: response.status)
+        let expiresIn = try Self.lifetime(object["expires_in"], status: status)
         let refreshText = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: response.status) }
+        guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: status) }
         if let refreshText, !TokenCharacters.isAcceptable(refreshText) {
-            throw TokenCharacters.refusal("a refresh token", status: response.status)
+            throw TokenCharacters.refusal("a refresh token", status: status)
         }
         let refresh = refreshText.map { Secret($0) }
         let idToken = try await verifiedIDToken(
-            object["id_token"], check: check, previous: previous, rotated: refresh != nil, status: response.status)
+            object["id_token"], check: check, previous: previous, rotated: refresh != nil, status: status)
         let refreshExpiry = Self.refreshLifetime(object["refresh_expires_in"]).map { sentAt.addingTimeInterval($0) }
         return TokenSet(
             accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
@@ -300,34 +301,34 @@ public struct OAuth2Provider: AuthProvider {
     /// 400; read as server trouble, that kept dead tokens and called the account usable. A
     /// code that blames something else keeps the session (`invalid_client`,
     /// `unauthorized_client`: the client; `temporarily_unavailable`: the server, transient),
-    /// and so does a page that is not JSON (a proxy's): as ``classify(_:endpoint:)`` says.
-    package static func classifyRefusedRefresh(_ response: HTTPResponse) -> AuthError {
-        let error = classify(response)
-        guard response.status == 400 || response.status == 401 else { return error }
-        let blank = response.body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+    /// and so does a page that is not JSON (a proxy's): as ``classify(_:body:endpoint:)`` says.
+    package static func classifyRefusedRefresh(_ response: HTTPResponse, body: [UInt8]) -> AuthError {
+        let error = classify(response, body: body)
+        guard response.status == .badRequest || response.status == .unauthorized else { return error }
+        let blank = body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         switch error.providerCode {
         case "temporarily_unavailable":
             // Transient, whatever the status: the tokens are kept and a later try may work.
-            return .network("the token endpoint is temporarily unavailable (HTTP \(response.status), temporarily_unavailable)")
+            return .network("the token endpoint is temporarily unavailable (HTTP \(response.status.code), temporarily_unavailable)")
         case nil where blank || object != nil:
-            return .authentication("the token endpoint refused the refresh token (HTTP \(response.status), no error code)")
+            return .authentication("the token endpoint refused the refresh token (HTTP \(response.status.code), no error code)")
         default:
             return error
         }
     }
 
     /// The error for a non-2xx response of `endpoint` (RFC 6749 §5.2; RFC 7009 and RFC 8628 use the same errors).
-    package static func classify(_ response: HTTPResponse, endpoint: String = "the token endpoint") -> AuthError {
+    package static func classify(_ response: HTTPResponse, body: [UInt8], endpoint: String = "the token endpoint") -> AuthError {
         if let redirect = RedirectRule.refusal(response, what: endpoint == "the token endpoint" ? "the token request" : "a request to \(endpoint)") {
             return redirect
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         let code = (object?["error"] as? String).map { TextEscaping.escaped(String($0.prefix(80))) }
         let detail = (object?["error_description"] as? String).map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
         // A 5xx or 429 is the server's trouble whatever its body says: stored tokens are never
         // dropped for it.
-        let serverTrouble = response.status >= 500 || response.status == 429
+        let serverTrouble = response.status.code >= 500 || response.status == .tooManyRequests
         switch serverTrouble ? nil : code {
         case "invalid_grant":
             return .authentication("\(endpoint) answered invalid_grant\(detail)", providerCode: "invalid_grant")
@@ -343,8 +344,8 @@ public struct OAuth2Provider: AuthProvider {
         case .some(let code):
             return .configuration("\(endpoint) answered \(code)\(detail)", providerCode: code)
         default:
-            let retry = response.header("Retry-After").map { " (retry after \(TextEscaping.escaped(String($0.prefix(40)))) s)" } ?? ""
-            return .server(status: response.status, message: "\(endpoint) failed\(code.map { " with \($0)" } ?? "")\(retry)")
+            let retry = response.headerFields[.retryAfter].map { " (retry after \(TextEscaping.escaped(String($0.prefix(40)))) s)" } ?? ""
+            return .server(status: response.status.code, message: "\(endpoint) failed\(code.map { " with \($0)" } ?? "")\(retry)")
         }
     }
 }

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import VaultStore
 
 /// What an authorization server says about itself: OpenID Connect Discovery 1.0
@@ -57,13 +58,14 @@ public struct ProviderMetadata: Sendable, Equatable {
         try URLPolicy.check(issuerURL)
         var lastStatus = 0
         for url in documentURLs(issuerURL) {
-            let response = try await transport.send(
-                HTTPRequest(url: url, headers: [("Accept", "application/json")]), timeout: timeout)
-            if response.isSuccess { return try parse(response, expectedIssuer: issuer) }
-            if response.status >= 500 || response.status == 429 {
-                throw .server(status: response.status, message: "the provider's metadata could not be read")
+            let (response, body) = try await transport.send(
+                HTTPRequest(method: .get, url: url, headerFields: [.accept: "application/json"]), timeout: timeout)
+            let status = response.status.code
+            if response.status.kind == .successful { return try parse(body, status: status, expectedIssuer: issuer) }
+            if status >= 500 || status == 429 {
+                throw .server(status: status, message: "the provider's metadata could not be read")
             }
-            lastStatus = response.status
+            lastStatus = status
         }
         throw .configuration(
             "\(TextEscaping.escaped(issuer)) publishes no OpenID Connect or RFC 8414 metadata (HTTP \(lastStatus))", remedy: .giveEndpoints)
@@ -81,9 +83,10 @@ public struct ProviderMetadata: Sendable, Equatable {
         return [openID, components.url].compactMap { $0 }
     }
 
-    package static func parse(_ response: HTTPResponse, expectedIssuer: String) throws(AuthError) -> ProviderMetadata {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
-            throw .server(status: response.status, message: "the provider's metadata is not a JSON object")
+    /// The metadata in `body`, a 2xx answer (`status`) from the provider's metadata URL, once it names `expectedIssuer`.
+    package static func parse(_ body: [UInt8], status: Int = 200, expectedIssuer: String) throws(AuthError) -> ProviderMetadata {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            throw .server(status: status, message: "the provider's metadata is not a JSON object")
         }
         guard let issuer = object["issuer"] as? String else {
             throw .configuration("the provider's metadata names no issuer")

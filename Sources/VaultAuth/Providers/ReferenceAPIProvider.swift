@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import Logging
 import VaultStore
 
@@ -52,10 +53,8 @@ public struct ReferenceAPIProvider: AuthProvider {
             throw .authentication("no stored password for \(account)", remedy: .logIn(server: nil, account: account))
         }
         let body = try? JSONSerialization.data(withJSONObject: ["login": account, "password": text])
-        let request = HTTPRequest(
-            method: "POST", url: endpoint("api/login"), headers: [("Content-Type", "application/json")],
-            body: body.map(Array.init))
-        return try await exchange(request, what: "login")
+        let request = HTTPRequest(method: .post, url: try endpoint("api/login"), headerFields: [.contentType: "application/json"])
+        return try await exchange(request, body: body.map(Array.init), what: "login")
     }
 
     /// `POST api/refresh_tokens` with the refresh token as a bearer token; keeps the old refresh token and its
@@ -65,8 +64,8 @@ public struct ReferenceAPIProvider: AuthProvider {
             throw .authentication("there is no refresh token")
         }
         let request = HTTPRequest(
-            method: "POST", url: endpoint("api/refresh_tokens"), headers: [("Authorization", "Bearer \(refreshToken)")])
-        var refreshed = try await exchange(request, what: "refresh")
+            method: .post, url: try endpoint("api/refresh_tokens"), headerFields: [.authorization: "Bearer \(refreshToken)"])
+        var refreshed = try await exchange(request, body: nil, what: "refresh")
         if refreshed.refreshToken == nil {
             refreshed.refreshToken = tokens.refreshToken
             refreshed.refreshTokenExpiry = tokens.refreshTokenExpiry
@@ -74,23 +73,27 @@ public struct ReferenceAPIProvider: AuthProvider {
         return refreshed
     }
 
-    private func endpoint(_ path: String) -> URL {
-        baseURL.appendingPathComponent(path)
+    /// `path` on the base URL, once `URLPolicy` allows it (an HTTP request needs an absolute URL).
+    private func endpoint(_ path: String) throws(AuthError) -> URL {
+        let url = baseURL.appendingPathComponent(path)
+        try URLPolicy.check(url)
+        return url
     }
 
     /// Sends a login or refresh request and turns the answer into tokens or an error.
-    private func exchange(_ request: HTTPRequest, what: String) async throws(AuthError) -> TokenSet {
+    private func exchange(_ request: HTTPRequest, body: [UInt8]?, what: String) async throws(AuthError) -> TokenSet {
         let sentAt = clock.now()
-        let response = try await transport.send(request, timeout: timeout)
+        let (response, answer) = try await transport.send(request, body: body, timeout: timeout)
         let receivedAt = clock.now()
-        guard response.isSuccess else { throw Self.classify(response, what: what) }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+        let status = response.status.code
+        guard response.status.kind == .successful else { throw Self.classify(response, body: answer, what: what) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(answer)) as? [String: Any],
             let access = object["accessToken"] as? String, !access.isEmpty,
             let accessExpire = (object["accessTokenExpire"] as? NSNumber)?.doubleValue
         else {
-            throw .server(status: response.status, message: "the \(what) response is not the expected JSON")
+            throw .server(status: status, message: "the \(what) response is not the expected JSON")
         }
-        let skew = ClockSkew.measure(dateHeader: response.header("Date"), sentAt: sentAt, receivedAt: receivedAt)
+        let skew = ClockSkew.measure(dateHeader: response.headerFields[.date], sentAt: sentAt, receivedAt: receivedAt)
         if skew.exceedsBound {
             let bound = Int(ClockSkew.maximumOffset)
             logger.notice(
@@ -100,9 +103,9 @@ public struct ReferenceAPIProvider: AuthProvider {
             logger.info("the server's clock is \(Int(skew.offset)) s off ours; token expiries are corrected")
         }
         let refresh = object["refreshToken"] as? String
-        guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: response.status) }
+        guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: status) }
         if let refresh, !refresh.isEmpty, !TokenCharacters.isAcceptable(refresh) {
-            throw TokenCharacters.refusal("a refresh token", status: response.status)
+            throw TokenCharacters.refusal("a refresh token", status: status)
         }
         let refreshExpire = (object["refreshTokenExpire"] as? NSNumber)?.doubleValue
         return TokenSet(
@@ -114,13 +117,13 @@ public struct ReferenceAPIProvider: AuthProvider {
     }
 
     /// The error for a non-2xx answer of the reference API.
-    package static func classify(_ response: HTTPResponse, what: String) -> AuthError {
+    package static func classify(_ response: HTTPResponse, body: [UInt8], what: String) -> AuthError {
         if let redirect = RedirectRule.refusal(response, what: "the \(what) request") { return redirect }
-        let message = ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["message"] as? String
+        let message = ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any])?["message"] as? String
         let shown = message.map { TextEscaping.escaped(String($0.prefix(200))) } ?? "no error message"
         if response.status == 401 || (message.map(authenticationMessages.contains) ?? false) {
             return .authentication("\(what) rejected: \(shown)")
         }
-        return .server(status: response.status, message: "\(what) failed: \(shown)")
+        return .server(status: response.status.code, message: "\(what) failed: \(shown)")
     }
 }

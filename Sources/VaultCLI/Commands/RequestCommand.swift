@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import VaultAuth
 import VaultStore
 import VaultStoreCLI
@@ -67,22 +68,23 @@ struct RequestCommand: AsyncParsableCommand {
                 let name = header[..<colon].trimmingCharacters(in: .whitespaces)
                 parsedHeaders.append((name, header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             }
-            parsedHeaders = RequestBodyDefaults.headers(parsedHeaders, hasBody: body != nil)
+            let fields = try HTTPFields(validating: RequestBodyDefaults.headers(parsedHeaders, hasBody: body != nil))
             let verbose = store.verbose
-            let method = RequestBodyDefaults.method(self.method, hasBody: body != nil)
+            guard let method = HTTPRequest.Method(RequestBodyDefaults.method(self.method, hasBody: body != nil)) else {
+                throw .invalidRequest("the method must be a plain HTTP method such as GET or POST")
+            }
             let store = self.store
-            let response = try await auth.withSession(store) { session throws(AuthError) in
+            let (response, answer) = try await auth.withSession(store) { session throws(AuthError) in
                 let settings = try await session.settings()
-                let request = HTTPRequest(
-                    method: method, url: try session.resolve(target, settings: settings), headers: parsedHeaders, body: body)
+                let request = HTTPRequest(method: method, url: try session.resolve(target, settings: settings), headerFields: fields)
                 let onEvent: @Sendable (RequesterEvent) -> Void = { EventReport.note($0, verbose: verbose) }
                 // The agent's tokens first, this process's when it cannot serve them.
                 let supplier = AgentTokens.supplier(
                     try await session.tokenSource(settings: settings, onEvent: onEvent), store: store, timeout: auth.timeout)
-                return try await Requester(supplier: supplier, transport: session.transport, onEvent: onEvent).send(request)
+                return try await Requester(supplier: supplier, transport: session.transport, onEvent: onEvent).send(request, body: body)
             }
-            ResponseOutput.write(response.body)
-            status = response.status
+            ResponseOutput.write(answer)
+            status = response.status.code
         }
         if !(200..<300).contains(status) {
             Terminal.note(ResponseOutput.failure(status: status))

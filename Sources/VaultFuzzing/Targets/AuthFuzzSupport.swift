@@ -2,21 +2,37 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import VaultAuth
 
 /// What the sign-in targets share: a transport that answers every request with fixed bytes,
 /// a clock that stands still, and a way to run VaultAuth's async parsers from a synchronous
 /// fuzz target without the shared concurrency pool.
 
-/// A transport whose every response is `response`: the fuzzer's bytes as a server's answer.
+/// A transport whose every response is `response` and `body`: the fuzzer's bytes as a server's answer.
 struct FixedTransport: HTTPTransport {
     let response: HTTPResponse
+    let body: [UInt8]
 
     init(status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8]) {
-        response = HTTPResponse(status: status, headers: headers, body: body)
+        response = HTTPResponse(status: .init(code: status), headerFields: HTTPFields(fuzzed: headers))
+        self.body = body
     }
 
-    func send(_ request: HTTPRequest, timeout: Duration) async throws(AuthError) -> HTTPResponse { response }
+    func send(_ request: HTTPRequest, body: [UInt8]?, timeout: Duration) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
+        (response, self.body)
+    }
+}
+
+extension HTTPFields {
+    /// The fields `pairs` as a server could send them: a name that is not a token is left
+    /// out (no HTTP parser passes one on); a value is as swift-http-types legalises it.
+    init(fuzzed pairs: [(name: String, value: String)]) {
+        self.init()
+        for (name, value) in pairs {
+            if let fieldName = HTTPField.Name(name) { append(HTTPField(name: fieldName, value: value)) }
+        }
+    }
 }
 
 /// A clock that always reads `date`, so a target is deterministic.

@@ -21,7 +21,7 @@ enum DiscoveryTargets {
     ) { bytes throws(InvariantViolation) in
         let metadata: ProviderMetadata
         do throws(AuthError) {
-            metadata = try ProviderMetadata.parse(HTTPResponse(status: 200, body: bytes), expectedIssuer: issuer)
+            metadata = try ProviderMetadata.parse(bytes, status: 200, expectedIssuer: issuer)
         } catch {
             switch error {
             case .configuration, .server(200, _): break

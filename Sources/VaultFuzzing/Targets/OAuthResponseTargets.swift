@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import HTTPTypes
 import VaultAuth
 import VaultStore
 
@@ -117,8 +118,8 @@ enum OAuthResponseTargets {
         let headers = retryAfter.map { [(name: "Retry-After", value: $0)] } ?? []
         let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         for status in [400, 401, 429, 503] {
-            let response = HTTPResponse(status: status, headers: headers, body: body)
-            let oauth = OAuth2Provider.classify(response)
+            let response = HTTPResponse(status: .init(code: status), headerFields: HTTPFields(fuzzed: headers))
+            let oauth = OAuth2Provider.classify(response, body: body)
             try require(TerminalSafety.isSafe(oauth.description), "OAuth error shows a control character: \(oauth.description.debugDescription)")
             if let code = oauth.providerCode {
                 try require(TerminalSafety.isSafe(code), "provider code has a control character: \(code.debugDescription)")
@@ -137,7 +138,7 @@ enum OAuthResponseTargets {
             }
             // A refresh: a 400 or 401 naming no error (empty, or JSON without one) is a refused
             // refresh token; temporarily_unavailable is the server's; others as classify says.
-            let refresh = OAuth2Provider.classifyRefusedRefresh(response)
+            let refresh = OAuth2Provider.classifyRefusedRefresh(response, body: body)
             try require(
                 TerminalSafety.isSafe(refresh.description), "refresh error shows a control character: \(refresh.description.debugDescription)")
             let blank = body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
@@ -149,7 +150,7 @@ enum OAuthResponseTargets {
             } else {
                 try require(refresh == oauth, "a \(status) to a refresh became \(refresh), not \(oauth)")
             }
-            let api = ReferenceAPIProvider.classify(response, what: "login")
+            let api = ReferenceAPIProvider.classify(response, body: body, what: "login")
             try require(TerminalSafety.isSafe(api.description), "API error shows a control character: \(api.description.debugDescription)")
             switch api {
             case .authentication: try require(status == 401 || object?["message"] is String, "authentication error without 401 or message")
