@@ -173,13 +173,13 @@ public actor Agent: AgentServing {
 
     public nonisolated func answer(_ request: AgentRequest) async -> AgentAnswer {
         switch request {
-        case .ping: return .done([Array(Self.versionLine.utf8)])
+        case .ping: return .done(AgentPingReply(versionLine: Self.versionLine))
         case .lock: return lock()
         case .status(let store):
             guard store == configuration.storeKey else { return Self.otherStore }
             // A key back in the cache (`vault unlock`) shows at once; a locked vault is reported, not declined.
             _ = await unlockedStore()
-            return .done([Array(status().json().utf8)])
+            return .done(AgentStatusReply(json: Array(status().json().utf8)))
         case .token(let store, let server, let account, let rejected):
             guard store == configuration.storeKey else { return Self.otherStore }
             return await token(KeptAccount(server: server, account: account), rejected: rejected)
@@ -189,14 +189,14 @@ public actor Agent: AgentServing {
         case .changed(let store, let server, let account):
             guard isMine(store) else { return Self.otherStore }
             if let problem = await changed(KeptAccount(server: server, account: account)) { return .declined(reason: problem) }
-            return .done([])
+            return .done(AgentEmptyReply())
         case .rekeyed(let store):
             guard isMine(store) else { return Self.otherStore }
             _ = lock()
             configuration.logger.notice("the vault has a new passphrase: dropped the old key")
             // Open again at once when the key cache holds the new key (vault passwd puts it there).
             _ = await unlockedStore()
-            return .done([])
+            return .done(AgentEmptyReply())
         }
     }
 
@@ -253,8 +253,8 @@ public actor Agent: AgentServing {
             if let rejected, tokens.accessToken == Secret(bytes: rejected) {
                 tokens = try await source.replacement(afterRejectionOf: tokens)
             }
-            let expiry = Int(tokens.accessTokenExpiry.timeIntervalSince1970.rounded(.down))
-            return .done([tokens.accessToken.bytes, Array(String(expiry).utf8), Array(keeper.how(since: events).utf8)])
+            let expiry = Int64(tokens.accessTokenExpiry.timeIntervalSince1970.rounded(.down))
+            return .done(AgentTokenReply(accessToken: tokens.accessToken.bytes, expiresAt: expiry, how: keeper.how(since: events)))
         } catch {
             return .declined(reason: Self.oneLine(error))
         }
@@ -267,7 +267,7 @@ public actor Agent: AgentServing {
             try ServerSpelling.load(try key.validated(), in: store)
         }
         switch result {
-        case .success(let credential?): return .done([credential.secret.bytes, Array(credential.label.utf8)])
+        case .success(let credential?): return .done(AgentLoadReply(secret: credential.secret.bytes, label: credential.label))
         case .success(nil): return .declined(reason: "no item for account \"\(account)\" on server \"\(server)\"")
         case .failure(let error): return .declined(reason: Self.oneLine(error))
         }
@@ -289,13 +289,13 @@ public actor Agent: AgentServing {
         let held = vault.lock()
         for keeper in keepers.withLock({ Array($0.values) }) { keeper.dropSource() }
         if held { configuration.logger.notice("locked: the store's keys and every token source were dropped") }
-        return .done([])
+        return .done(AgentEmptyReply())
     }
 
-    private nonisolated func status() -> AgentStatus {
+    private nonisolated func status() -> AgentStatusReport {
         let all = keepers.withLock { Array($0.values) }.map { $0.status() }
             .sorted { ($0.account.server, $0.account.account) < ($1.account.server, $1.account.account) }
-        return AgentStatus(agent: Self.versionLine, locked: vault.isLocked, keepers: all)
+        return AgentStatusReport(agent: Self.versionLine, locked: vault.isLocked, keepers: all)
     }
 
     // MARK: - Accounts

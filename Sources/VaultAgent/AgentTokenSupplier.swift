@@ -73,18 +73,15 @@ public final class AgentTokenSupplier: TokenSupplying {
         return outcome.tokens
     }
 
-    /// The tokens of a `token` answer (`[access token, expiry in seconds since 1970, how]`),
-    /// or why there are none.
+    /// The tokens of a `token` answer (``AgentTokenReply``), or why there are none.
     static func tokens(from answer: Result<AgentAnswer, AgentClientError>) -> (tokens: TokenSet?, reason: String) {
         switch answer {
         case .failure(let failure): return (nil, failure.description)
         case .success(.declined(let reason)): return (nil, reason)
         case .success(.done(let fields)):
-            guard fields.count >= 2, !fields[0].isEmpty, let text = String(validating: fields[1], as: UTF8.self),
-                let seconds = Int64(text)
-            else { return (nil, AgentClientError.malformed.description) }
+            guard let reply = AgentTokenReply(fields: fields) else { return (nil, AgentClientError.malformed.description) }
             let tokens = TokenSet(
-                accessToken: Secret(bytes: fields[0]), accessTokenExpiry: Date(timeIntervalSince1970: TimeInterval(seconds)),
+                accessToken: Secret(bytes: reply.accessToken), accessTokenExpiry: Date(timeIntervalSince1970: TimeInterval(reply.expiresAt)),
                 refreshToken: nil, refreshTokenExpiry: nil, obtainedAt: Date())
             return (tokens, "")
         }

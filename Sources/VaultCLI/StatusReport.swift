@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import VaultAgentProtocol
 import VaultAuth
 import VaultStore
 import VaultStoreCLI
@@ -14,7 +15,7 @@ struct StatusReport {
     let now: Date
     let coolDown: TimeInterval
     /// What `vault agent` said of the accounts, when one answered.
-    var agent: AgentStatus?
+    var agent: AgentStatusReport?
 
     /// True when every account is usable.
     var allUsable: Bool { statuses.allSatisfy { $0.isUsable(at: now, coolDown: coolDown) } }
@@ -44,7 +45,7 @@ struct StatusReport {
     /// The lines for people: the backend, then a block for each account.
     func lines(backend: String, reason: String) -> [String] {
         var lines = ["backend: \(backend)\(reason.isEmpty ? "" : " (\(reason))")"]
-        if let agent { lines.append("agent: \(agent.version), \(agent.locked ? "locked (no key held)" : "running")") }
+        if let agent { lines.append("agent: \(agent.agent), \(agent.locked ? "locked (no key held)" : "running")") }
         for status in statuses {
             let usable = status.isUsable(at: now, coolDown: coolDown)
             lines.append("")
@@ -85,7 +86,7 @@ struct StatusReport {
     }
 
     /// The agent's lines of one account's block.
-    private func agentLines(_ kept: AgentStatus.Account?) -> [String] {
+    private func agentLines(_ kept: AgentStatusReport.Account?) -> [String] {
         guard let kept, kept.kept else { return ["  agent:          not kept alive (it serves the account only when asked)"] }
         var lines = ["  agent:          \(Self.words(forState: kept.state))"]
         lines.append("  next refresh:   \(kept.nextRefresh.map(dated) ?? "none planned")")
@@ -95,7 +96,7 @@ struct StatusReport {
     }
 
     /// The agent object of one account in the JSON output.
-    private static func agentObject(_ kept: AgentStatus.Account?) -> [String: Any] {
+    private static func agentObject(_ kept: AgentStatusReport.Account?) -> [String: Any] {
         [
             "kept": kept?.kept ?? false, "state": value(kept?.state), "next_refresh_at": value(kept?.nextRefresh.map(time)),
             "last_refresh_at": value(kept?.lastRefresh.map(time)), "last_error": value(kept?.lastError),
@@ -130,7 +131,7 @@ struct StatusReport {
             return object
         }
         var root: [String: Any] = ["backend": backend, "backend_reason": reason, "usable": allUsable && !statuses.isEmpty, "accounts": accounts]
-        if let agent { root["agent"] = ["version": agent.version, "locked": agent.locked] }
+        if let agent { root["agent"] = ["version": agent.agent, "locked": agent.locked] }
         let data = (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         return ASCIIJSON.escaped(String(decoding: data, as: UTF8.self))
     }

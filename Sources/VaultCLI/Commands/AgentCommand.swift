@@ -187,11 +187,12 @@ struct AgentCommand: AsyncParsableCommand {
     /// `--check`: the agent's version line and exit 0, or one line and exit 4.
     static func check(_ path: String) throws {
         switch AgentClient.ask(.ping, socketPath: path, timeout: .seconds(5)) {
-        case .success(.done(let fields)) where fields.count == 1:
-            Terminal.print(TextEscaping.escaped(String(decoding: fields[0], as: UTF8.self)))
-        case .success(.done):
-            Terminal.note("the agent at \(path) answered the ping malformed", priority: .error)
-            throw ExitCode(ExitStatus.unavailable)
+        case .success(.done(let fields)):
+            guard let reply = AgentPingReply(fields: fields) else {
+                Terminal.note("the agent at \(path) answered the ping malformed", priority: .error)
+                throw ExitCode(ExitStatus.unavailable)
+            }
+            Terminal.print(TextEscaping.escaped(reply.versionLine))
         case .success(.declined(let reason)):
             Terminal.note("the agent at \(path) declined the ping: \(reason)", priority: .error)
             throw ExitCode(ExitStatus.unavailable)

@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Foundation
+import VaultAgentProtocol
 import VaultAuth
 import VaultStore
 import VaultStoreCLI
@@ -77,7 +78,7 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             }
         }
-        let report = StatusReport(statuses: statuses, now: now, coolDown: coolDown, agent: AgentStatus.ask(store.configuration))
+        let report = StatusReport(statuses: statuses, now: now, coolDown: coolDown, agent: AgentStatusReport.ask(store.configuration))
         let backend = decision.map { ($0.kind.rawValue, $0.wordedReason) } ?? ("unknown", "")
         if json {
             Terminal.print(report.json(backend: backend.0, reason: backend.1))

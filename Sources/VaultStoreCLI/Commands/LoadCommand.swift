@@ -49,11 +49,11 @@ struct LoadCommand: ParsableCommand {
         guard let agent = AgentAccess.forServing(store.configuration) else { return nil }
         let request = AgentRequest.load(store: store.configuration.agentStoreKey, server: key.server, account: key.account)
         guard let fields = agent.ask(request, timeout: AgentAccess.servingTimeout) else { return nil }
-        guard fields.count == 2 else {
+        guard let reply = AgentLoadReply(fields: fields) else {
             agent.fellBack(AgentClientError.malformed.description)
             return nil
         }
         agent.served("the item")
-        return fields[0]
+        return reply.secret
     }
 }
