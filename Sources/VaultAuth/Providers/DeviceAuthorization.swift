@@ -50,25 +50,24 @@ extension OAuth2Provider {
         guard response.status.kind == .successful else {
             throw Self.classify(response, body: body, endpoint: "the device authorization endpoint")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-            let deviceCode = object["device_code"] as? String, TokenCharacters.isAcceptable(deviceCode),
-            let userCode = object["user_code"] as? String, Self.isPrintable(userCode, limit: 64),
-            let verification = object["verification_uri"] as? String ?? object["verification_url"] as? String,
-            Self.isWebURL(verification)
+        guard let answer = OAuthJSON.decode(DeviceAuthorizationResponse.self, body),
+            TokenCharacters.isAcceptable(answer.deviceCode), Self.isPrintable(answer.userCode, limit: 64),
+            let verification = answer.verificationURI?.value ?? answer.verificationURL?.value, Self.isWebURL(verification)
         else {
             throw .server(status: response.status.code, message: "the device authorization response is not the expected JSON")
         }
-        let complete = object["verification_uri_complete"] as? String
+        let complete = answer.verificationURIComplete?.value
         guard Self.isVerificationURL(verification), complete.map(Self.isVerificationURL) ?? true else {
             throw .server(
                 status: response.status.code,
                 message: "the device authorization response sends the person to a URI that is not https (or http to loopback) "
                     + "or that hides its host behind user info; refusing to show it")
         }
-        let expiresIn = try Self.lifetime(object["expires_in"], status: response.status.code)
-        let interval = (object["interval"] as? NSNumber)?.doubleValue ?? 5
+        let expiresIn = try Self.lifetime(answer.expiresIn, status: response.status.code)
+        // A number or a quoted one, as expires_in; anything else is the RFC's default of 5 s.
+        let interval = answer.interval?.value?.seconds ?? 5
         return DeviceAuthorization(
-            deviceCode: deviceCode, userCode: userCode, verificationURI: verification, verificationURIComplete: complete,
+            deviceCode: answer.deviceCode, userCode: answer.userCode, verificationURI: verification, verificationURIComplete: complete,
             expiresIn: expiresIn, interval: interval.isFinite ? min(max(interval, 1), 60) : 5)
     }
 

@@ -186,25 +186,24 @@ public struct OAuth2Provider: AuthProvider {
             if case .refresh = check { throw Self.classifyRefusedRefresh(response, body: body) }
             throw Self.classify(response, body: body)
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let access = object["access_token"] as? String, !access.isEmpty
-        else {
+        guard let answer = OAuthJSON.decode(OAuthTokenResponse.self, body), !answer.accessToken.isEmpty else {
             throw .server(status: status, message: "the token response is not the expected JSON")
         }
-        guard let type = object["token_type"] as? String, type.lowercased() == "bearer" else {
-            let shown = (object["token_type"] as? String).map { TextEscaping.escaped(String($0.prefix(40))) } ?? "none"
+        let access = answer.accessToken
+        guard let type = answer.tokenType?.value, type.lowercased() == "bearer" else {
+            let shown = answer.tokenType?.value.map { TextEscaping.escaped(String($0.prefix(40))) } ?? "none"
             throw .server(status: status, message: "the token response has token_type \(shown), not Bearer")
         }
-        let expiresIn = try Self.lifetime(object["expires_in"], status: status)
-        let refreshText = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        let expiresIn = try Self.lifetime(answer.expiresIn, status: status)
+        let refreshText = answer.refreshToken?.value.flatMap { $0.isEmpty ? nil : $0 }
         guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: status) }
         if let refreshText, !TokenCharacters.isAcceptable(refreshText) {
             throw TokenCharacters.refusal("a refresh token", status: status)
         }
         let refresh = refreshText.map { Secret($0) }
         let idToken = try await verifiedIDToken(
-            object["id_token"], check: check, previous: previous, rotated: refresh != nil, status: status)
-        let refreshExpiry = Self.refreshLifetime(object["refresh_expires_in"]).map { sentAt.addingTimeInterval($0) }
+            answer.idToken, check: check, previous: previous, rotated: refresh != nil, status: status)
+        let refreshExpiry = Self.refreshLifetime(answer.refreshExpiresIn).map { sentAt.addingTimeInterval($0) }
         return TokenSet(
             accessToken: Secret(access), accessTokenExpiry: sentAt.addingTimeInterval(expiresIn),
             refreshToken: refresh ?? previous?.refreshToken,
@@ -227,10 +226,10 @@ public struct OAuth2Provider: AuthProvider {
     /// audiences than the session's (Core §12.2) always fails the refresh: the session is no
     /// longer the one the person signed in to.
     private func verifiedIDToken(
-        _ value: Any?, check: IDTokenCheck, previous: TokenSet?, rotated: Bool, status: Int
+        _ value: Loose<String>?, check: IDTokenCheck, previous: TokenSet?, rotated: Bool, status: Int
     ) async throws(AuthError) -> Secret? {
         guard let idTokenVerifier else { return nil }
-        guard let value, !(value is NSNull) else {
+        guard let value else {
             // OpenID Connect Core §3.1.3.3: a code exchange for a request with a nonce (scope
             // openid) returns an ID token; the device grant and refreshes need not.
             if case .signIn(.some) = check {
@@ -238,7 +237,7 @@ public struct OAuth2Provider: AuthProvider {
             }
             return nil
         }
-        let text = (value as? String).flatMap { TokenCharacters.isAcceptable($0) ? $0 : nil }
+        let text = value.value.flatMap { TokenCharacters.isAcceptable($0) ? $0 : nil }
         switch check {
         case .signIn(let nonce):
             guard let text else { throw IDTokenVerifier.refusal("it is not a compact JWT") }
@@ -269,16 +268,9 @@ public struct OAuth2Provider: AuthProvider {
     /// `expires_in` in seconds: a number, or a string of digits (some servers quote it);
     /// 3600 when absent (RFC 6749 §5.1 only recommends it). Anything else, zero, negative
     /// or absurd, is a server error rather than a silent guess.
-    static func lifetime(_ value: Any?, status: Int) throws(AuthError) -> TimeInterval {
-        let seconds: Double?
-        switch value {
-        case nil, is NSNull: return 3600
-        case let number as NSNumber: seconds = number.doubleValue
-        case let text as String where !text.isEmpty && text.count <= 12 && text.allSatisfy({ $0.isASCII && $0.isNumber }):
-            seconds = Double(text)
-        default: seconds = nil
-        }
-        guard let seconds, seconds.isFinite, seconds > 0, seconds <= maximumLifetime else {
+    static func lifetime(_ value: Loose<OAuthSeconds>?, status: Int) throws(AuthError) -> TimeInterval {
+        guard let value else { return 3600 }
+        guard let seconds = value.value?.seconds, seconds.isFinite, seconds > 0, seconds <= maximumLifetime else {
             throw .server(status: status, message: "the token response has an unusable expires_in")
         }
         return seconds
@@ -289,8 +281,8 @@ public struct OAuth2Provider: AuthProvider {
     /// reads `expires_in`. Absent, zero (Keycloak's offline tokens), negative, not a number or
     /// absurd: nil, and the refresh token's expiry stays unknown; never fatal, as the field
     /// is optional and only informs when to refresh ahead.
-    static func refreshLifetime(_ value: Any?) -> TimeInterval? {
-        guard let value, !(value is NSNull) else { return nil }
+    static func refreshLifetime(_ value: Loose<OAuthSeconds>?) -> TimeInterval? {
+        guard let value else { return nil }
         return try? lifetime(value, status: 200)
     }
 
@@ -306,7 +298,7 @@ public struct OAuth2Provider: AuthProvider {
         let error = classify(response, body: body)
         guard response.status == .badRequest || response.status == .unauthorized else { return error }
         let blank = body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        let object = OAuthJSON.decode(OAuthErrorResponse.self, body)
         switch error.providerCode {
         case "temporarily_unavailable":
             // Transient, whatever the status: the tokens are kept and a later try may work.
@@ -323,9 +315,9 @@ public struct OAuth2Provider: AuthProvider {
         if let redirect = RedirectRule.refusal(response, what: endpoint == "the token endpoint" ? "the token request" : "a request to \(endpoint)") {
             return redirect
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        let code = (object?["error"] as? String).map { TextEscaping.escaped(String($0.prefix(80))) }
-        let detail = (object?["error_description"] as? String).map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
+        let object = OAuthJSON.decode(OAuthErrorResponse.self, body)
+        let code = object?.error?.value.map { TextEscaping.escaped(String($0.prefix(80))) }
+        let detail = object?.errorDescription?.value.map { ": " + TextEscaping.escaped(String($0.prefix(200))) } ?? ""
         // A 5xx or 429 is the server's trouble whatever its body says: stored tokens are never
         // dropped for it.
         let serverTrouble = response.status.code >= 500 || response.status == .tooManyRequests

@@ -115,3 +115,30 @@ private final class JobThread: TaskExecutor, @unchecked Sendable {
         }
     }
 }
+
+/// The string members of a JSON object as `JSONDecoder` reads them (of a name given twice,
+/// the first, as vault's Codable responses read it): the oracle of the sign-in targets.
+struct JSONStringFields: Decodable {
+    let values: [String: String]
+
+    private struct Name: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Name.self)
+        var values: [String: String] = [:]
+        for key in container.allKeys {
+            if let text = try? container.decode(String.self, forKey: key) { values[key.stringValue] = text }
+        }
+        self.values = values
+    }
+
+    /// The string members of `bytes`, or nil when it is not a JSON object.
+    static func of(_ bytes: [UInt8]) -> [String: String]? {
+        (try? JSONDecoder().decode(Self.self, from: Data(bytes)))?.values
+    }
+}

@@ -71,16 +71,16 @@ enum DiscoveryTargets {
             return
         case .success(let accepted): authorization = accepted
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-        try require(authorization.deviceCode == object?["device_code"] as? String, "device code is not the response's")
+        let object = JSONStringFields.of(bytes)
+        try require(authorization.deviceCode == object?["device_code"], "device code is not the response's")
         try require(TokenCharacters.isAcceptable(authorization.deviceCode), "accepted an unacceptable device code")
-        try require(authorization.userCode == object?["user_code"] as? String, "user code is not the response's")
+        try require(authorization.userCode == object?["user_code"], "user code is not the response's")
         try require(
             !authorization.userCode.isEmpty && authorization.userCode.count <= 64 && hasNoControl(authorization.userCode),
             "accepted the user code \(authorization.userCode.debugDescription)")
-        let uri = object?["verification_uri"] as? String ?? object?["verification_url"] as? String
+        let uri = object?["verification_uri"] ?? object?["verification_url"]
         try require(authorization.verificationURI == uri, "verification URI is not the response's")
-        try require(authorization.verificationURIComplete == object?["verification_uri_complete"] as? String, "complete URI is not the response's")
+        try require(authorization.verificationURIComplete == object?["verification_uri_complete"], "complete URI is not the response's")
         for shown in [authorization.verificationURI] + (authorization.verificationURIComplete.map { [$0] } ?? []) {
             try require(WebURL.isCredentialSafe(shown) && hasNoControl(shown), "a person would be sent to \(shown.debugDescription)")
         }

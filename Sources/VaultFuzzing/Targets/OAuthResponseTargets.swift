@@ -33,9 +33,9 @@ enum OAuthResponseTargets {
                 let refreshSeconds = refreshExpiry.timeIntervalSince(fuzzNow)
                 try require(refreshSeconds > 0 && refreshSeconds <= OAuth2Provider.maximumLifetime, "refresh_expires_in \(refreshSeconds)")
             }
-            let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-            try require(tokens.accessToken.utf8String == object?["access_token"] as? String, "access token is not the body's access_token")
-            try require((object?["token_type"] as? String)?.lowercased() == "bearer", "accepted a token_type other than Bearer")
+            let fields = JSONStringFields.of(bytes)
+            try require(tokens.accessToken.utf8String == fields?["access_token"], "access token is not the body's access_token")
+            try require(fields?["token_type"]?.lowercased() == "bearer", "accepted a token_type other than Bearer")
         }
         let reference = try AsyncRunner.run { () async -> Result<TokenSet, AuthError> in
             do throws(AuthError) {
@@ -116,7 +116,8 @@ enum OAuthResponseTargets {
         let body = Array(bytes.prefix { $0 != 0 })
         let retryAfter = bytes.count > body.count ? String(decoding: bytes.dropFirst(body.count + 1), as: UTF8.self) : nil
         let headers = retryAfter.map { [(name: "Retry-After", value: $0)] } ?? []
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]  // the reference API's reading
+        let fields = JSONStringFields.of(body)  // OAuth's
         for status in [400, 401, 429, 503] {
             let response = HTTPResponse(status: .init(code: status), headerFields: HTTPFields(fuzzed: headers))
             let oauth = OAuth2Provider.classify(response, body: body)
@@ -126,10 +127,10 @@ enum OAuthResponseTargets {
             }
             switch oauth {
             case .authentication(_, let code, _):
-                try require(code == "invalid_grant" && object?["error"] as? String == "invalid_grant", "authentication error without invalid_grant")
+                try require(code == "invalid_grant" && fields?["error"] == "invalid_grant", "authentication error without invalid_grant")
                 try require(status < 500 && status != 429, "a \(status) became an authentication error")
             case .configuration:
-                try require(object?["error"] is String, "configuration error without an error code")
+                try require(fields?["error"] != nil, "configuration error without an error code")
                 try require(status < 500 && status != 429, "a \(status) became a configuration error")
             case .server(let shown, _):
                 try require(shown == status, "server error names \(shown), not \(status)")
@@ -142,8 +143,8 @@ enum OAuthResponseTargets {
             try require(
                 TerminalSafety.isSafe(refresh.description), "refresh error shows a control character: \(refresh.description.debugDescription)")
             let blank = body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-            let named = object?["error"] as? String
-            if (status == 400 || status == 401) && oauth.providerCode == nil && (blank || object != nil) {
+            let named = fields?["error"]
+            if (status == 400 || status == 401) && oauth.providerCode == nil && (blank || fields != nil) {
                 guard case .authentication(_, nil, _) = refresh else { throw InvariantViolation("a \(status) naming no error became \(refresh)") }
             } else if (status == 400 || status == 401) && named == "temporarily_unavailable" {
                 try require(refresh.isTransient, "temporarily_unavailable to a refresh became \(refresh)")
