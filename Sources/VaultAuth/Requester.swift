@@ -129,6 +129,8 @@ public final class Requester: Sendable {
     /// queue behind each other: only the token bookkeeping is serialised, in the
     /// ``TokenSource``.
     public func send(_ request: HTTPRequest, body: [UInt8]? = nil) async throws(AuthError) -> (response: HTTPResponse, body: [UInt8]) {
+        // A CONNECT opens a tunnel and has no URL of its own (swift-http-types gives none).
+        guard request.method != .connect else { throw .invalidRequest("vault does not send CONNECT: it opens a tunnel, not a request") }
         guard let url = request.url else { throw .invalidRequest("the request has no absolute http(s) URL") }
         try checkOrigin(url)
         try request.validateForSending()

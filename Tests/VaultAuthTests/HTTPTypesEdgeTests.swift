@@ -88,6 +88,15 @@ struct HTTPTypesEdgeTests {
         #expect(transport.requests.count == 0)
     }
 
+    @Test("CONNECT is refused by name (swift-http-types gives a CONNECT request no URL)")
+    func connect() async throws {
+        let (requester, transport) = try await requester()
+        let tunnel = HTTPRequest(method: .connect, scheme: nil, authority: "api.example.test:443", path: nil)
+        let error = await caughtError { () async throws(AuthError) in try await requester.send(tunnel) }
+        #expect(error.map { sameCase($0, as: AuthError.invalidRequest("")) && "\($0)".contains("CONNECT") } == true, "\(String(describing: error))")
+        #expect(transport.requests.count == 0)
+    }
+
     @Test("the body travels beside the head, and comes back whole")
     func bodyBesideHead() async throws {
         let transport = FakeTransport { sent in Reply(status: 201, body: (sent.body ?? []).reversed()) }

@@ -75,6 +75,14 @@ struct TrustTests {
         #expect(try resolved("https://API.example.com:443/x", base: prefixed).get().host == "API.example.com")
         let v6 = URL(string: "http://[::1]:8080")!
         #expect(try resolved("http://[0:0::1]:8080/x", base: v6).get().port == 8080)
+        // A fragment alone names no resource (attack review of the HTTPTypes change).
+        for fragment in ["#", "#top", "#/api/x"] {
+            guard case .failure(.invalidRequest(let why, _)) = resolved(fragment) else {
+                Issue.record("\(fragment) was not refused")
+                continue
+            }
+            #expect(why.contains("fragment"), "\(why)")
+        }
     }
 
     @Test("origins: case, default ports and IPv6 spellings are one origin; anything else is another")

@@ -19,6 +19,7 @@ public enum RequestTarget {
     public static func resolve(_ target: String, against base: URL) throws(AuthError) -> URL {
         guard let baseOrigin = Origin(base) else { throw .invalidRequest("not an http(s) URL: \(URLPolicy.redacted(base))") }
         guard !target.isEmpty else { throw .invalidRequest("the target is empty: give a path such as /api/x") }
+        guard !target.hasPrefix("#") else { throw .invalidRequest("the target is only a fragment: give a path such as /api/x") }
         if let bad = target.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "\\" }) {
             let what = bad == "\\" ? "a backslash" : bad == " " ? "a space (write it as %20)" : "a control character"
             throw .invalidRequest("the target contains \(what)")
