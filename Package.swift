@@ -230,7 +230,9 @@ let package = Package(
             dependencies: ["VaultSync", "VaultStore", "VaultAuth", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // What the test targets share (temporary directories, child processes, the
         // in-process reference server, the test environment); test targets only.
-        .target(name: "VaultTestSupport", dependencies: ["VaultSync", "VaultStore", "AuthServer"], path: "Tests/VaultTestSupport"),
+        .target(
+            name: "VaultTestSupport", dependencies: ["VaultSync", "VaultStore", "AuthServer", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultStoreTests", dependencies: ["VaultSync", "VaultStore", "VaultTesting", "VaultTestSupport"], exclude: ["Vectors"]),
         .testTarget(
             name: "VaultCLITests",

@@ -27,31 +27,24 @@ struct AgentStoreChangeTests {
                 let before = try #require(try await AccountItems(store: faulty, server: bench.url, account: agentUser).loadTokens())
                 faulty.faults = [.init(.save, kind: .tokens, .fail(.backendUnavailable("disk full (test)")))]
                 let refreshes = bench.stats.refreshes
-                let rotated = await eventually(20) { bench.stats.refreshes > refreshes }
+                let rotated = await eventually(limit: .seconds(Sanitizer.scaled(20)), every: .milliseconds(50)) { bench.stats.refreshes > refreshes }
                 #expect(rotated, "the agent did not refresh: \(bench.logs.all)")
                 // What `vault remove` of another item of the account sends; the store still holds `before`.
                 #expect(await agent.answer(.changed(store: agentStoreKey, server: bench.url, account: agentUser)) == .done([]))
                 faulty.faults = []
-                let stored = await eventually(20) {
+                let stored = await eventually(limit: .seconds(Sanitizer.scaled(20)), every: .milliseconds(50)) {
                     let now = try? await AccountItems(store: faulty, server: bench.url, account: agentUser).loadTokens()
                     return now.map { $0.accessToken != before.accessToken } ?? false
                 }
                 #expect(stored, "the unsaved tokens were never stored: \(bench.logs.all)")
                 let moreRefreshes = bench.stats.refreshes
-                #expect(await eventually(20) { bench.stats.refreshes >= moreRefreshes + 2 }, "\(bench.logs.all)")
+                #expect(
+                    await eventually(limit: .seconds(Sanitizer.scaled(20)), every: .milliseconds(50)) { bench.stats.refreshes >= moreRefreshes + 2 },
+                    "\(bench.logs.all)")
                 #expect(bench.stats.failedRefreshes == 0, "a spent refresh token was offered again: \(bench.logs.all)")
                 #expect(bench.stats.logins == 1, "the agent needed the silent re-login: \(bench.logs.all)")
             }
         }
     }
 
-    /// Polls `condition` every 50 ms for at most `seconds`.
-    func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(Sanitizer.scaled(seconds))
-        while Date() < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return await condition()
-    }
 }

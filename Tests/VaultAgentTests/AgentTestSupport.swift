@@ -152,35 +152,7 @@ extension Agent {
     }
 }
 
-/// Polls `condition` until it holds, at most `limit`; returns whether it held.
-@discardableResult
-func eventually(limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !(try await condition()) {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return true
-}
-
-/// A `LogHandler` keeping every rendered line.
-struct CapturingLogHandler: LogHandler {
-    let lines: Recorder<String>
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.append("\(event.level) \(event.message)\(event.metadata.map { " \($0)" } ?? "")")
-    }
-}
-
+/// A logger at `.trace` whose lines land in `lines`.
 func capturingLogger(_ lines: Recorder<String>) -> Logger {
-    var logger = Logger(label: "vault.agent.test") { _ in CapturingLogHandler(lines: lines) }
-    logger.logLevel = .trace
-    return logger
+    capturingLogger(label: "vault.agent.test") { lines.append($0) }
 }

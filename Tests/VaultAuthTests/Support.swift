@@ -15,17 +15,6 @@ import VaultTesting
 
 // MARK: - Small helpers (the fakes, Recorder and Gate are VaultTesting's)
 
-/// Polls `condition` until it holds, at most `limit`; returns whether it held.
-@discardableResult
-func eventually(limit: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 /// Sleeps until `clock` reads at least `date` (plus `margin`); fails the test instead of
 /// sleeping for more than `limit`.
 func sleep(
@@ -48,34 +37,9 @@ func bearer(of sent: FakeTransport.Sent) -> String? { FakeTransport.bearer(of: s
 /// What a ``FakeTransport`` answers.
 typealias Reply = FakeTransport.Reply
 
-/// A `LogHandler` keeping every rendered line (message, metadata, error).
-struct CapturingLogHandler: LogHandler {
-    let lines: Recorder<String>
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var merged = metadata
-        if let extra = event.metadata { merged.merge(extra) { $1 } }
-        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
-        var line = "\(event.level) \(event.message)"
-        if !merged.isEmpty { line += " \(merged)" }
-        if let error = event.error { line += " error=\(error) \(String(reflecting: error))" }
-        lines.append(line)
-    }
-}
-
 /// A logger at `.trace` whose lines land in `lines`.
 func capturingLogger(_ lines: Recorder<String>, label: String = "vault.requester.test") -> Logger {
-    var logger = Logger(label: label) { _ in CapturingLogHandler(lines: lines) }
-    logger.logLevel = .trace
-    return logger
+    capturingLogger(label: label) { lines.append($0) }
 }
 
 // MARK: - The reference server in-process

@@ -73,7 +73,7 @@ import VaultTestSupport
         /// An agent keeping alice alone, with her token file at `path`, once the file is there.
         func startKeepingAlice(tokenFile path: String) async throws -> ChildProcess {
             let agent = try await startAgent(["--account", url, alice, "--token-file", "\(path)=\(alice)@\(url)"])
-            let written = await AgentEndToEndTests.eventually(20) { FileManager.default.fileExists(atPath: path) }
+            let written = await eventually(limit: .seconds(20), every: .milliseconds(100)) { FileManager.default.fileExists(atPath: path) }
             #expect(written, "the token file was not written: \(agent.output)")
             return agent
         }
@@ -111,16 +111,6 @@ import VaultTestSupport
                 try await body(Setup(directory: directory, running: running, suffix: suffix))
             }
         }
-    }
-
-    /// Polls `condition` every 100 ms for at most `seconds`.
-    static func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
     }
 
     @Test("idle window: the account the agent keeps survives with no login; the one it does not needs the silent re-login")
@@ -163,12 +153,12 @@ import VaultTestSupport
             let loggedIn = try await setup.vault(["token", setup.url, setup.alice], extra: ["VAULT_AGENT": "off"])
             let before = setup.server.stats.refreshes
             let agent = try await setup.startAgent(["--account", setup.url, setup.alice])
-            let refreshed = await Self.eventually(40) { setup.server.stats.refreshes > before }
+            let refreshed = await eventually(limit: .seconds(40), every: .milliseconds(100)) { setup.server.stats.refreshes > before }
             #expect(refreshed, "the agent did not refresh ahead: \(agent.output)")
             setup.server.faults.set(.status500)
             // The rotation is in the store once a process that does not ask the agent
             // reads a new access token there (it cannot refresh: every refresh fails).
-            let stored = try await Self.eventually(20) {
+            let stored = try await eventually(limit: .seconds(20), every: .milliseconds(100)) {
                 let read = try await setup.vault(["token", setup.url, setup.alice], extra: ["VAULT_AGENT": "off"])
                 return read.status == 0 && read.out != loggedIn.out
             }
@@ -266,7 +256,9 @@ import VaultTestSupport
             var info = stat()
             #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
             #expect(!first.isEmpty && !first.hasSuffix("\n"))
-            let rotated = await Self.eventually(20) { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? first) != first }
+            let rotated = await eventually(limit: .seconds(20), every: .milliseconds(100)) {
+                ((try? String(contentsOfFile: path, encoding: .utf8)) ?? first) != first
+            }
             #expect(rotated, "the file was not replaced as the token rotated: \(agent.output)")
             // The file holds what `vault token` prints (read around it: a rotation between
             // the two reads makes the round inconclusive, so a few rounds are tried).
@@ -289,11 +281,13 @@ import VaultTestSupport
             defer { agent.kill() }
             #expect(chmod(directory, 0o777) == 0)
             let refusal = "refusing \(path): others can write in its directory \(directory)"
-            let refused = await Self.eventually(20) { agent.output.contains(refusal) }
+            let refused = await eventually(limit: .seconds(20), every: .milliseconds(100)) { agent.output.contains(refusal) }
             #expect(refused, "\(agent.output)")
             let held = try String(contentsOfFile: path, encoding: .utf8)
             // The token rotates every second or so: the next write is refused too.
-            let refusedAgain = await Self.eventually(20) { agent.output.components(separatedBy: refusal).count > 2 }
+            let refusedAgain = await eventually(limit: .seconds(20), every: .milliseconds(100)) {
+                agent.output.components(separatedBy: refusal).count > 2
+            }
             #expect(refusedAgain, "\(agent.output)")
             #expect(try String(contentsOfFile: path, encoding: .utf8) == held)
         }
@@ -356,7 +350,7 @@ import VaultTestSupport
             let served = try await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
             #expect(served.status == 0 && served.err.contains("agent: served the token"), "\(served.err)\n\(agent.output)")
             // The cache's 15 s run out: the agent locks itself, and commands work as without it.
-            let lapsed = await Self.eventually(45) {
+            let lapsed = await eventually(limit: .seconds(45), every: .milliseconds(100)) {
                 let result = try? await setup.vault(["token", "-v", setup.url, setup.alice], extra: file)
                 return result.map { $0.status != 0 && $0.err.contains("agent: the vault is locked") } ?? false
             }

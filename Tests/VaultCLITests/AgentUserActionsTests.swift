@@ -36,7 +36,7 @@ struct AgentUserActionsTests {
             #expect(!after.err.contains("agent: served"), "\(after.err)")
 
             try await setup.login(setup.alice)
-            let back = await AgentEndToEndTests.eventually(20) {
+            let back = await eventually(limit: .seconds(20), every: .milliseconds(100)) {
                 ((try? String(contentsOfFile: path, encoding: .utf8)) ?? before) != before
             }
             #expect(back, "the new login's token never reached the file: \(agent.output)")
@@ -81,7 +81,8 @@ struct AgentUserActionsTests {
             unit["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(setup.directory)/no-bus"
             let agent = try await setup.startAgent(["--token-file", "\(path)=\(setup.alice)@\(setup.url)"], extra: unit)
             defer { agent.kill() }
-            #expect(await AgentEndToEndTests.eventually(20) { FileManager.default.fileExists(atPath: path) }, "\(agent.output)")
+            #expect(
+                await eventually(limit: .seconds(20), every: .milliseconds(100)) { FileManager.default.fileExists(atPath: path) }, "\(agent.output)")
             #expect(symlink(setup.directory, setup.directory + "/alias") == 0)
             var shell = file.merging(given) { $1 }
             shell["VAULT_FILE"] = setup.directory + "/alias/vault.db"
@@ -105,7 +106,7 @@ struct AgentUserActionsTests {
             #expect(logout.err.contains("agent at \(setup.socket): the token file could not be removed"), "\(logout.err)")
             #expect(FileManager.default.fileExists(atPath: path))
             #expect(chmod(directory, 0o700) == 0)
-            let gone = await AgentEndToEndTests.eventually(60) { !FileManager.default.fileExists(atPath: path) }
+            let gone = await eventually(limit: .seconds(60), every: .milliseconds(100)) { !FileManager.default.fileExists(atPath: path) }
             #expect(gone, "the agent never tried again: \(agent.output)")
         }
     }
@@ -121,7 +122,7 @@ struct AgentUserActionsTests {
             // Not given the passphrase: the key comes from the key cache, as after `vault unlock`.
             let agent = try await setup.startAgent(["--token-file", "\(path)=\(setup.alice)@\(setup.url)"], extra: file)
             defer { agent.kill() }
-            guard await AgentEndToEndTests.eventually(20, { FileManager.default.fileExists(atPath: path) }) else {
+            guard await eventually(limit: .seconds(20), every: .milliseconds(100), { FileManager.default.fileExists(atPath: path) }) else {
                 print("the kernel key cache is unavailable here; the agent cannot open the vault (\(agent.output))")
                 return
             }
@@ -131,7 +132,7 @@ struct AgentUserActionsTests {
             #expect(removed.status == 0, "\(removed.err)")
             #expect(!FileManager.default.fileExists(atPath: path), "\(agent.output)")
             #expect(try await setup.vault(["unlock"], extra: file.merging(given) { $1 }).status == 0)
-            let back = await AgentEndToEndTests.eventually(30) { FileManager.default.fileExists(atPath: path) }
+            let back = await eventually(limit: .seconds(30), every: .milliseconds(100)) { FileManager.default.fileExists(atPath: path) }
             #expect(back, "the token file did not come back after vault unlock: \(agent.output)")
         }
     }
@@ -161,7 +162,9 @@ struct AgentUserActionsTests {
             #expect(lock.status == 0, "\(lock.err)")
             #expect(lock.err.contains("agent at \(fallback): told to drop its keys"), "\(lock.err)")
             #expect(lock.err.contains("the agent dropped its keys too") || lock.err.contains("agents dropped their keys too"), "\(lock.err)")
-            #expect(await AgentEndToEndTests.eventually(10) { agent.output.contains("locked: the store's keys") }, "\(agent.output)")
+            #expect(
+                await eventually(limit: .seconds(10), every: .milliseconds(100)) { agent.output.contains("locked: the store's keys") },
+                "\(agent.output)")
             // Stopped, not killed: the agent removes its socket, and the place is free for the next run.
             agent.terminate()
             #expect(try await agent.finishAsync(timeout: 30).status == 0, "\(agent.output)")
@@ -191,7 +194,7 @@ struct AgentUserActionsTests {
             // Two refreshes after the new passphrase: the agent reads and writes the re-encrypted vault.
             let refreshes = setup.server.stats.refreshes
             let logins = setup.server.stats.logins
-            let kept = await AgentEndToEndTests.eventually(30) { setup.server.stats.refreshes >= refreshes + 2 }
+            let kept = await eventually(limit: .seconds(30), every: .milliseconds(100)) { setup.server.stats.refreshes >= refreshes + 2 }
             #expect(kept, "the agent stopped keeping the account after vault passwd: \(agent.output)")
             #expect(!agent.output.contains("not stored") && !agent.output.contains("failed"), "\(agent.output)")
             // What the agent stored is what the vault holds: the last refresh token is the live one.

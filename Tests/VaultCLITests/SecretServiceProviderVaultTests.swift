@@ -188,7 +188,9 @@ import VaultTestSupport
                 try await fixture.stop(agent)
                 return
             }
-            let unlocked = await AgentEndToEndTests.eventually(20) { (try? await fixture.defaultCollectionLocked()) == "False" }
+            let unlocked = await eventually(limit: .seconds(20), every: .milliseconds(100)) {
+                (try? await fixture.defaultCollectionLocked()) == "False"
+            }
             #expect(unlocked, "still locked after vault unlock: \(agent.output)")
             let after = try await fixture.secretTool(["lookup", "user", "kim", "server", "lock.example.org"])
             #expect(after.out == "lock-secret-k", "\(after.err)")
