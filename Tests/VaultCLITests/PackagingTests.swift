@@ -6,10 +6,10 @@ import Testing
 import VaultTestSupport
 
 /// vault as it is installed: the tree of `Scripts/build-release --install PREFIX`
-/// (`VAULT_TEST_PREFIX`) and the Debian package of `Scripts/package-deb`
-/// (`VAULT_TEST_DEB`), unpacked with `dpkg-deb -x`. Both are release builds, which take
-/// minutes: `Scripts/test` makes them once, before the tests, and names them in those
-/// variables; without them these tests are skipped.
+/// (`VAULT_TEST_PREFIX`) and the Debian package of `Scripts/package-deb` (`VAULT_TEST_DEB`;
+/// debhelper's, with vault-dbgsym beside it), unpacked with `dpkg-deb -x`. Both are release
+/// builds, which take minutes: `Scripts/test` makes them once, before the tests, and names
+/// them in those variables; without them these tests are skipped.
 @Suite("installed: the PREFIX tree and the Debian package", .offThePool)
 struct PackagingTests {
     static let prefix = ProcessInfo.processInfo.environment["VAULT_TEST_PREFIX"].flatMap { $0.isEmpty ? nil : $0 }
@@ -76,7 +76,7 @@ struct PackagingTests {
     }
 
     @Test(
-        "Scripts/package-deb: the unpacked package runs, with its man pages, completions and copyright; Depends: names libsecret and glib",
+        "Scripts/package-deb: the unpacked package runs, stripped, with its man pages, completions and copyright; Depends: names libsecret and glib",
         .enabled(if: deb != nil, "VAULT_TEST_DEB is not set: Scripts/test-packaging (or VAULT_TEST_PACKAGING=1 Scripts/test) builds the package"))
     func debianPackage() async throws {
         let deb = try #require(Self.deb)
@@ -90,7 +90,8 @@ struct PackagingTests {
             "usr/share/man/man1/vault.1.gz", "usr/share/man/man1/git-credential-vault.1.gz", "usr/share/man/man1/vault-auth.1.gz",
             "usr/share/bash-completion/completions/vault", "usr/share/zsh/vendor-completions/_vault",
             "usr/share/fish/vendor_completions.d/vault.fish", "usr/share/doc/vault/copyright", "usr/share/doc/vault/changelog.Debian.gz",
-            "usr/lib/systemd/user/vault-agent.service", "usr/lib/systemd/user/vault-agent.socket",
+            "usr/share/doc/vault/changelog.gz", "usr/lib/systemd/user/vault-agent.service", "usr/lib/systemd/user/vault-agent.socket",
+            "usr/lib/systemd/user/vault-secret-service.service", "usr/share/doc/vault/examples/org.freedesktop.secrets.service",
         ].map { "\(root)/\($0)" }
         try await Self.checkTree(bin: "\(root)/usr/bin", files: files, manual: "\(root)/usr/share/man/man1/vault.1.gz") { path in
             try await ChildProcess.runAsync("/bin/gzip", ["-dc", path]).out
@@ -100,5 +101,37 @@ struct PackagingTests {
         #expect(copyright.contains("License: MIT"))
         let service = try String(contentsOfFile: "\(root)/usr/lib/systemd/user/vault-agent.service", encoding: .utf8)
         #expect(service.contains("\nExecStart=/usr/bin/vault agent\n"), "\(service)")
+        // gnome-keyring owns this path: the package would not install beside it.
+        #expect(!FileManager.default.fileExists(atPath: "\(root)/usr/share/dbus-1/services/org.freedesktop.secrets.service"))
+        // dh_strip took the debug information out, into vault-dbgsym.
+        for name in ["vault", "vault-auth", "git-credential-vault"] {
+            let binary = try Data(contentsOf: URL(fileURLWithPath: "\(root)/usr/bin/\(name)"))
+            #expect(binary.range(of: Data(".debug_info".utf8)) == nil, "\(name) is not stripped")
+        }
+    }
+
+    @Test(
+        "Scripts/package-deb: vault-dbgsym beside the package holds each binary's debug information under /usr/lib/debug/.build-id",
+        .enabled(if: deb != nil, "VAULT_TEST_DEB is not set: Scripts/test-packaging (or VAULT_TEST_PACKAGING=1 Scripts/test) builds the package"))
+    func debugSymbolsPackage() async throws {
+        let deb = try #require(Self.deb)
+        // vault_VERSION_ARCH.deb, and debhelper's vault-dbgsym_VERSION_ARCH.deb beside it.
+        let url = URL(fileURLWithPath: deb)
+        let dbgsym = url.deletingLastPathComponent().appendingPathComponent("vault-dbgsym_" + url.lastPathComponent.dropFirst("vault_".count)).path
+        #expect(FileManager.default.fileExists(atPath: dbgsym), "\(dbgsym) is missing")
+        let root = try TemporaryDirectory.make(prefix: "vault-dbgsym")
+        defer { TemporaryDirectory.remove(root) }
+        let unpacked = try await ChildProcess.runAsync("/usr/bin/dpkg-deb", ["-x", dbgsym, root])
+        #expect(unpacked.status == 0, "\(unpacked.err)")
+        let version = try await ChildProcess.runAsync("/usr/bin/dpkg-deb", ["-f", deb, "Version"])
+        let depends = try await ChildProcess.runAsync("/usr/bin/dpkg-deb", ["-f", dbgsym, "Depends"])
+        #expect(depends.out == "vault (= \(version.out.trimmingCharacters(in: .whitespacesAndNewlines)))\n", "\(depends.out)")
+        let buildID = "\(root)/usr/lib/debug/.build-id"
+        let files = (FileManager.default.subpaths(atPath: buildID) ?? []).filter { $0.hasSuffix(".debug") }
+        #expect(files.count == 3, "one for each of vault, vault-auth and git-credential-vault: \(files)")
+        for file in files {
+            let debug = try Data(contentsOf: URL(fileURLWithPath: "\(buildID)/\(file)"))
+            #expect(debug.range(of: Data(".debug_info".utf8)) != nil && debug.count > 1_000_000, "\(file): \(debug.count) bytes")
+        }
     }
 }
