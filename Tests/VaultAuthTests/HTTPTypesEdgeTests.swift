@@ -17,8 +17,8 @@ import VaultTesting
 @Suite("swift-http-types at VaultAuth's edge: refusals, not mended values", .offThePool)
 struct HTTPTypesEdgeTests {
     /// A Requester for `ann` on https://api.example.test, and the transport it sends through.
-    func requester() async throws -> (Requester, FakeTransport) {
-        let transport = FakeTransport { _ in Reply(status: 200) }
+    func requester(_ answer: @escaping FakeTransport.Handler = { _ in Reply(status: 200) }) async throws -> (Requester, FakeTransport) {
+        let transport = FakeTransport(answer)
         let clock = ManualClock()
         let provider = FakeProvider(clock: clock)
         let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
@@ -99,12 +99,7 @@ struct HTTPTypesEdgeTests {
 
     @Test("the body travels beside the head, and comes back whole")
     func bodyBesideHead() async throws {
-        let transport = FakeTransport { sent in Reply(status: 201, body: (sent.body ?? []).reversed()) }
-        let clock = ManualClock()
-        let provider = FakeProvider(clock: clock)
-        let account = AccountItems(store: InMemoryStore(), server: "https://api.example.test", account: "ann")
-        try await account.saveTokens(provider.initialTokens())
-        let requester = Requester(account: account, provider: provider, transport: transport, clock: clock)
+        let (requester, transport) = try await requester { sent in Reply(status: 201, body: (sent.body ?? []).reversed()) }
         let (response, body) = try await requester.send(HTTPRequest(method: .post, url: url), body: Array("abc".utf8))
         #expect(response.status == .created && body == Array("cba".utf8))
         #expect(transport.requests.all.map(\.method) == ["POST"])
