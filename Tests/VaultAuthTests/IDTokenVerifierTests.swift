@@ -176,6 +176,66 @@ struct IDTokenVerifierTests {
         }
     }
 
+    @Test("crit refuses even as null; a kid or use of another type, and a key with use enc, are not taken as given")
+    func headerAndKeyQuirks() async throws {
+        let provider = TestProvider()
+        let (verifier, _) = provider.verifier()
+        let nullCrit = try provider.unsigned(header: #"{"alg":"ES256","kid":"test-key-1","crit":null}"#, provider.claims())
+        await #expect(throws: AuthError.self) { try await verifier.verify(nullCrit, nonce: "n-1") }
+        let numericAlg = try provider.unsigned(header: #"{"alg":256,"kid":"test-key-1"}"#, provider.claims())
+        do throws(AuthError) {
+            _ = try await verifier.verify(numericAlg, nonce: "n-1")
+            Issue.record("accepted an alg that is a number")
+        } catch {
+            #expect(error.description.contains("algorithm is not accepted"), "\(error)")
+        }
+
+        let key = String(provider.jwks.replacingOccurrences(of: #"{"keys":["#, with: "").dropLast(2))
+        let signed = try await provider.sign(provider.claims())
+        for use in [#""enc""#, "null", "1", #"["sig"]"#] {
+            let (refusing, _) = provider.verifier(jwks: #"{"keys":["# + key.replacingOccurrences(of: #""sig""#, with: use) + "]}")
+            do throws(AuthError) {
+                _ = try await refusing.verify(signed, nonce: "n-1")
+                Issue.record("a key with use \(use) verified a signature")
+            } catch {
+                #expect(error.description.contains("key the provider does not publish"), "\(use): \(error)")
+            }
+        }
+        for keys in [#"{"keys":{}}"#, #"{"keys":null}"#, #"{}"#, #"[]"#] {
+            let (unreadable, _) = provider.verifier(jwks: keys)
+            do throws(AuthError) {
+                _ = try await unreadable.verify(signed, nonce: "n-1")
+                Issue.record("verified with the JWKS \(keys)")
+            } catch {
+                #expect(error.description.contains("not a key set"), "\(keys): \(error)")
+            }
+        }
+    }
+
+    @Test("claims: aud a string or a non-empty array of strings; optional claims of another type read as absent")
+    func claimQuirks() throws {
+        func claims(_ json: String) -> IDTokenClaims? { IDTokenClaims(payload: Array(json.utf8)) }
+        let base = #""iss":"i","sub":"s","exp":2000000000,"iat":1"#
+        #expect(claims("{\(base),\"aud\":\"a\"}")?.audiences == ["a"])
+        #expect(claims("{\(base),\"aud\":[\"a\",\"b\"]}")?.audiences == ["a", "b"])
+        for aud in ["[]", #"["a",1]"#, "null", "1", "{}"] {
+            #expect(claims("{\(base),\"aud\":\(aud)}") == nil, "aud \(aud)")
+        }
+        for missing in ["iss", "sub", "exp", "iat"] {
+            let fields = [#""iss":"i""#, #""sub":"s""#, #""exp":2000000000"#, #""iat":1"#, #""aud":"a""#]
+            #expect(claims("{" + fields.filter { !$0.hasPrefix("\"\(missing)\"") }.joined(separator: ",") + "}") == nil, "without \(missing)")
+            let quoted = fields.map { $0.hasPrefix("\"\(missing)\"") ? "\"\(missing)\":[1]" : $0 }
+            #expect(claims("{" + quoted.joined(separator: ",") + "}") == nil, "\(missing) of another type")
+        }
+        let odd = claims(
+            "{\(base),\"aud\":\"a\","
+                + #""azp":1,"nonce":null,"email":["e"],"name":{},"email_verified":"true","is_private_email":"yes"}"#)
+        #expect(odd?.authorizedParty == nil && odd?.nonce == nil && odd?.email == nil && odd?.name == nil)
+        #expect(odd?.emailVerified == true && odd?.isPrivateEmail == nil)
+        #expect(claims(#"{"iss":"first","iss":"second","sub":"s","aud":"a","exp":2000000000,"iat":1}"#)?.issuer == "first")
+        #expect(claims("[1]") == nil && claims("not json") == nil)
+    }
+
     @Test("an unknown kid makes it fetch the JWKS once more, then refuse")
     func unknownKid() async throws {
         let provider = TestProvider()

@@ -38,6 +38,13 @@ struct SignInPartsTests {
             (#"{"issuer":"https://id.example.com","token_endpoint":"http://id.example.com/token"}"#, "token_endpoint is refused"),
             (#"{"issuer":"https://id.example.com"}"#, "no token_endpoint"),
             (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t","jwks_uri":7}"#, "unusable jwks_uri"),
+            (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t","jwks_uri":null}"#, "unusable jwks_uri"),
+            (#"{"issuer":["https://id.example.com"],"token_endpoint":"https://id.example.com/t"}"#, "names no issuer"),
+            (
+                #"{"issuer":"https://evil.example.com","issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t"}"#,
+                "names the issuer"
+            ),
+            (#"["https://id.example.com"]"#, "not a JSON object"),
             (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com/t\u001b[2J"}"#, "unusable token_endpoint"),
             (#"{"issuer":"https://id.example.com","token_endpoint":"https://id.example.com\\@evil.example/t"}"#, "unusable token_endpoint"),
         ]

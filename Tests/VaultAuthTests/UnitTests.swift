@@ -417,6 +417,39 @@ struct AuthErrorTests {
         let sent = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
         #expect(sent == ["login": "ann", "password": "pw"])
     }
+
+    @Test("reference API answers: a refresh token or expiry of another type is absent; a missing or quoted access expiry is refused")
+    func providerFieldTypes() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_000))
+        func login(_ body: String, status: Int = 200) async -> Result<TokenSet, AuthError> {
+            let transport = FakeTransport { _ in Reply(status: status, body: Array(body.utf8)) }
+            let provider = ReferenceAPIProvider(baseURL: URL(string: "https://auth.example.test")!, transport: transport, clock: clock)
+            do throws(AuthError) { return .success(try await provider.login(account: "ann", password: Secret("pw"))) } catch {
+                return .failure(error)
+            }
+        }
+        let odd = try await login(#"{"accessToken":"A","accessTokenExpire":1060000,"refreshToken":7,"refreshTokenExpire":"9"}"#).get()
+        #expect(odd.refreshToken == nil && odd.refreshTokenExpiry == nil)
+        #expect(odd.accessTokenExpiry == Date(timeIntervalSince1970: 1_060))
+        for body in [
+            #"{"accessToken":"A"}"#, #"{"accessToken":"A","accessTokenExpire":"1060000"}"#, #"{"accessToken":"","accessTokenExpire":1}"#, "[]",
+        ] {
+            guard case .failure(.server(200, _)) = await login(body) else {
+                Issue.record("accepted \(body)")
+                continue
+            }
+        }
+        guard case .failure(.authentication(let message, _, _)) = await login(#"{"message":"wrong login or password"}"#, status: 400) else {
+            Issue.record("a known message of a 400 is not an authentication error")
+            return
+        }
+        #expect(message.contains("wrong login or password"))
+        guard case .failure(.server(400, let other)) = await login(#"{"message":["wrong login or password"]}"#, status: 400) else {
+            Issue.record("a message that is not a string was read as one")
+            return
+        }
+        #expect(other.contains("no error message"))
+    }
 }
 
 @Suite("durations in messages", .offThePool) struct WordedDurationTests {

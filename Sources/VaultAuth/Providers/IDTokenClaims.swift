@@ -34,30 +34,20 @@ public struct IDTokenClaims: Sendable, Equatable {
     /// The claims of `payload` (the JSON of a token's middle part); nil when a required claim
     /// (`iss`, `sub`, `aud`, `exp`, `iat`) is missing or has the wrong type.
     public init?(payload: [UInt8]) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any],
-            let issuer = object["iss"] as? String, let subject = object["sub"] as? String,
-            let expiry = (object["exp"] as? NSNumber)?.doubleValue, let issued = (object["iat"] as? NSNumber)?.doubleValue,
-            expiry.isFinite, issued.isFinite
-        else { return nil }
-        switch object["aud"] {
-        case let single as String: audiences = [single]
-        case let many as [Any]:
-            let strings = many.compactMap { $0 as? String }
-            guard strings.count == many.count, !strings.isEmpty else { return nil }
-            audiences = strings
-        default: return nil
+        guard let claims = OAuthJSON.decode(ClaimsPayload.self, payload), claims.exp.isFinite, claims.iat.isFinite else {
+            return nil
         }
-        self.issuer = issuer
-        self.subject = subject
-        self.authorizedParty = object["azp"] as? String
-        self.expiresAt = Date(timeIntervalSince1970: expiry)
-        self.issuedAt = Date(timeIntervalSince1970: issued)
-        self.nonce = object["nonce"] as? String
-        self.email = object["email"] as? String
-        self.name = object["name"] as? String
-        let flags = try? JSONDecoder().decode(EmailFlags.self, from: Data(payload))
-        self.emailVerified = flags?.email_verified?.value
-        self.isPrivateEmail = flags?.is_private_email?.value
+        self.issuer = claims.iss
+        self.subject = claims.sub
+        self.audiences = claims.aud.names
+        self.authorizedParty = claims.azp?.value
+        self.expiresAt = Date(timeIntervalSince1970: claims.exp)
+        self.issuedAt = Date(timeIntervalSince1970: claims.iat)
+        self.nonce = claims.nonce?.value
+        self.email = claims.email?.value
+        self.name = claims.name?.value
+        self.emailVerified = claims.emailVerified?.value
+        self.isPrivateEmail = claims.isPrivateEmail?.value
         self.json = payload
     }
 
@@ -76,11 +66,46 @@ public struct IDTokenClaims: Sendable, Equatable {
     }
 }
 
-/// The e-mail claims that arrive as JSON booleans or as the strings "true" and "false"
-/// (Sign in with Apple sends both); anything else reads as absent.
-private struct EmailFlags: Decodable {
-    struct Flag: Decodable {
+/// The claims ``IDTokenClaims`` reads: the five required ones with their types, the others
+/// nil when absent or of another type.
+private struct ClaimsPayload: Decodable {
+    let iss: String
+    let sub: String
+    let aud: Audience
+    let exp: Double
+    let iat: Double
+    let azp: Loose<String>?
+    let nonce: Loose<String>?
+    let email: Loose<String>?
+    let name: Loose<String>?
+    let emailVerified: EmailFlag?
+    let isPrivateEmail: EmailFlag?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, exp, iat, azp, nonce, email, name
+        case emailVerified = "email_verified", isPrivateEmail = "is_private_email"
+    }
+
+    /// `aud`: one string, or a non-empty array of strings (OpenID Connect Core §2).
+    struct Audience: Decodable {
+        let names: [String]
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let single = try? container.decode(String.self) {
+                names = [single]
+                return
+            }
+            names = try container.decode([String].self)
+            guard !names.isEmpty else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "an empty aud") }
+        }
+    }
+
+    /// An e-mail claim that arrives as a JSON boolean or as the string "true" or "false"
+    /// (Sign in with Apple sends both); anything else reads as absent.
+    struct EmailFlag: Decodable {
         var value: Bool?
+
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let bool = try? container.decode(Bool.self) {
@@ -90,10 +115,6 @@ private struct EmailFlags: Decodable {
             }
         }
     }
-    // swift-format-ignore: AlwaysUseLowerCamelCase
-    var email_verified: Flag?
-    // swift-format-ignore: AlwaysUseLowerCamelCase
-    var is_private_email: Flag?
 }
 
 /// base64url without padding (RFC 7515 §2), as JWTs and PKCE use it.

@@ -61,14 +61,14 @@ public actor IDTokenVerifier {
     public func verify(_ token: String, nonce: String?, previous: IDTokenClaims? = nil) async throws(AuthError) -> IDTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
-            let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any]
+            let header = OAuthJSON.decode(JOSEHeader.self, headerBytes)
         else { throw Self.refusal("it is not a signed JWT") }
-        guard let algorithm = header["alg"] as? String, Self.acceptedAlgorithms.contains(algorithm) else {
+        guard let algorithm = header.alg?.value, Self.acceptedAlgorithms.contains(algorithm) else {
             throw Self.refusal("its signature algorithm is not accepted")
         }
         // RFC 7515 §4.1.11: extensions marked critical must be understood; this verifier knows none.
-        guard header["crit"] == nil else { throw Self.refusal("it names critical header extensions") }
-        let kid = header["kid"] as? String
+        guard !header.namesCritical else { throw Self.refusal("it names critical header extensions") }
+        let kid = header.kid?.value
         let key = try await key(for: kid)
         if let keyAlgorithm = key.algorithm, keyAlgorithm.rawValue != algorithm {
             throw Self.refusal("its algorithm is not the one of its key")
@@ -144,18 +144,15 @@ public actor IDTokenVerifier {
         guard response.status.kind == .successful else {
             throw .server(status: response.status.code, message: "the provider's JWKS could not be read")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-            let entries = object["keys"] as? [Any]
-        else { throw .server(status: response.status.code, message: "the provider's JWKS is not a key set") }
+        guard let published = OAuthJSON.decode(PublishedKeySet.self, body) else {
+            throw .server(status: response.status.code, message: "the provider's JWKS is not a key set")
+        }
         var found: [String: JWK] = [:]
         var usable: [JWK] = []
-        for case let entry as [String: Any] in entries {
+        for entry in published.keys {
             // Keys of types this verifier cannot use (encryption keys, unknown types) are
             // skipped; so is anything that is not a JSON object at all.
-            guard JSONSerialization.isValidJSONObject(entry), let data = try? JSONSerialization.data(withJSONObject: entry),
-                var jwk = try? JSONDecoder().decode(JWK.self, from: data),
-                entry["use"].map({ ($0 as? String) == "sig" }) ?? true
-            else { continue }
+            guard case .value(let key) = entry, var jwk = key.jwk, key.isForSignatures else { continue }
             usable.append(jwk)
             if let kid = jwk.keyIdentifier?.string {
                 found[kid] = jwk
@@ -183,4 +180,46 @@ private struct SignatureOnly: JWTPayload {
     init(from decoder: any Decoder) throws {}
     func encode(to encoder: any Encoder) throws {}
     func verify(using algorithm: some JWTAlgorithm) throws {}
+}
+
+/// The members of a JWS header the verifier reads (RFC 7515 §4.1). `crit` counts when
+/// present at all, whatever its value.
+private struct JOSEHeader: Decodable {
+    let alg: Loose<String>?
+    let kid: Loose<String>?
+    let namesCritical: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case alg, kid, crit
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        alg = container.looseIfPresent(forKey: .alg)
+        kid = container.looseIfPresent(forKey: .kid)
+        namesCritical = container.contains(.crit)
+    }
+}
+
+/// A JWK Set (RFC 7517 §5): `keys` must be an array; each member that is not a JSON object
+/// is `.other` and skipped.
+private struct PublishedKeySet: Decodable {
+    let keys: [Loose<PublishedKey>]
+}
+
+/// One member of a JWK Set: the key as jwt-kit reads it (nil when it cannot), and whether
+/// `use` allows signatures (absent, or exactly "sig").
+private struct PublishedKey: Decodable, Sendable {
+    let jwk: JWK?
+    let isForSignatures: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case use
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        jwk = try? JWK(from: decoder)
+        isForSignatures = container.looseIfPresent(String.self, forKey: .use).map { $0.value == "sig" } ?? true
+    }
 }

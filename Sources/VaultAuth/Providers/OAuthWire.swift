@@ -92,3 +92,13 @@ package enum OAuthJSON {
         try? JSONDecoder().decode(type, from: Data(body))
     }
 }
+
+extension KeyedDecodingContainer {
+    /// `key`'s value as a ``Loose`` field whose presence counts: nil when the member is
+    /// absent, `.other` when it is `null` or of another type (a synthesized optional would
+    /// read `null` as absent).
+    package func looseIfPresent<Value: Decodable & Sendable>(_ type: Value.Type = Value.self, forKey key: Key) -> Loose<Value>? {
+        guard contains(key) else { return nil }
+        return (try? decode(Loose<Value>.self, forKey: key)) ?? .other
+    }
+}

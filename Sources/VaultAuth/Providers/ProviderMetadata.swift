@@ -85,10 +85,10 @@ public struct ProviderMetadata: Sendable, Equatable {
 
     /// The metadata in `body`, a 2xx answer (`status`) from the provider's metadata URL, once it names `expectedIssuer`.
     package static func parse(_ body: [UInt8], status: Int = 200, expectedIssuer: String) throws(AuthError) -> ProviderMetadata {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+        guard let document = OAuthJSON.decode(MetadataDocument.self, body) else {
             throw .server(status: status, message: "the provider's metadata is not a JSON object")
         }
-        guard let issuer = object["issuer"] as? String else {
+        guard let issuer = document.fields[.issuer]?.value else {
             throw .configuration("the provider's metadata names no issuer")
         }
         guard trimmed(issuer) == trimmed(expectedIssuer) else {
@@ -96,11 +96,12 @@ public struct ProviderMetadata: Sendable, Equatable {
                 "the provider's metadata names the issuer \(TextEscaping.escaped(String(issuer.prefix(200)))), "
                     + "not \(TextEscaping.escaped(expectedIssuer)); refusing it")
         }
-        func endpoint(_ name: String) throws(AuthError) -> String? {
-            guard let value = object[name] else { return nil }
+        func endpoint(_ field: MetadataDocument.Field) throws(AuthError) -> String? {
+            guard let value = document.fields[field] else { return nil }
+            let name = field.rawValue
             // Printable, without spaces (as the device grant's URIs): Foundation would take a
             // control character into the URL, and the text itself is kept in the settings.
-            guard let text = value as? String, OAuth2Provider.isWebURL(text), let url = URL(string: text), url.host != nil else {
+            guard let text = value.value, OAuth2Provider.isWebURL(text), let url = URL(string: text), url.host != nil else {
                 throw .configuration("the provider's metadata has an unusable \(name)")
             }
             do throws(AuthError) {
@@ -110,17 +111,36 @@ public struct ProviderMetadata: Sendable, Equatable {
             }
             return text
         }
-        guard let token = try endpoint("token_endpoint") else {
+        guard let token = try endpoint(.tokenEndpoint) else {
             throw .configuration("the provider's metadata has no token_endpoint")
         }
         return ProviderMetadata(
-            issuer: issuer, authorizationEndpoint: try endpoint("authorization_endpoint"), tokenEndpoint: token,
-            deviceAuthorizationEndpoint: try endpoint("device_authorization_endpoint"),
-            revocationEndpoint: try endpoint("revocation_endpoint"), jwksURI: try endpoint("jwks_uri"),
-            endSessionEndpoint: try endpoint("end_session_endpoint"))
+            issuer: issuer, authorizationEndpoint: try endpoint(.authorizationEndpoint), tokenEndpoint: token,
+            deviceAuthorizationEndpoint: try endpoint(.deviceAuthorizationEndpoint),
+            revocationEndpoint: try endpoint(.revocationEndpoint), jwksURI: try endpoint(.jwksURI),
+            endSessionEndpoint: try endpoint(.endSessionEndpoint))
     }
 
     private static func trimmed(_ text: String) -> Substring {
         text.hasSuffix("/") ? text.dropLast() : Substring(text)
+    }
+}
+
+/// The members of a metadata document vault reads. A member that is present counts even
+/// when it is `null` or not a string: the document is then refused, not read as lacking it.
+private struct MetadataDocument: Decodable {
+    enum Field: String, CodingKey, CaseIterable {
+        case issuer, tokenEndpoint = "token_endpoint", authorizationEndpoint = "authorization_endpoint"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint", revocationEndpoint = "revocation_endpoint"
+        case jwksURI = "jwks_uri", endSessionEndpoint = "end_session_endpoint"
+    }
+
+    let fields: [Field: Loose<String>]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Field.self)
+        var fields: [Field: Loose<String>] = [:]
+        for field in Field.allCases { fields[field] = container.looseIfPresent(forKey: field) }
+        self.fields = fields
     }
 }

@@ -52,7 +52,7 @@ public struct ReferenceAPIProvider: AuthProvider {
         guard let password, let text = password.utf8String else {
             throw .authentication("no stored password for \(account)", remedy: .logIn(server: nil, account: account))
         }
-        let body = try? JSONSerialization.data(withJSONObject: ["login": account, "password": text])
+        let body = try? JSONEncoder().encode(ReferenceLogin(login: account, password: text))
         let request = HTTPRequest(method: .post, url: try endpoint("api/login"), headerFields: [.contentType: "application/json"])
         return try await exchange(request, body: body.map(Array.init), what: "login")
     }
@@ -87,12 +87,11 @@ public struct ReferenceAPIProvider: AuthProvider {
         let receivedAt = clock.now()
         let status = response.status.code
         guard response.status.kind == .successful else { throw Self.classify(response, body: answer, what: what) }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(answer)) as? [String: Any],
-            let access = object["accessToken"] as? String, !access.isEmpty,
-            let accessExpire = (object["accessTokenExpire"] as? NSNumber)?.doubleValue
-        else {
+        guard let tokens = OAuthJSON.decode(ReferenceTokens.self, answer), !tokens.accessToken.isEmpty else {
             throw .server(status: status, message: "the \(what) response is not the expected JSON")
         }
+        let access = tokens.accessToken
+        let accessExpire = tokens.accessTokenExpire
         let skew = ClockSkew.measure(dateHeader: response.headerFields[.date], sentAt: sentAt, receivedAt: receivedAt)
         if skew.exceedsBound {
             let bound = Int(ClockSkew.maximumOffset)
@@ -102,12 +101,12 @@ public struct ReferenceAPIProvider: AuthProvider {
         } else if skew != .none {
             logger.info("the server's clock is \(Int(skew.offset)) s off ours; token expiries are corrected")
         }
-        let refresh = object["refreshToken"] as? String
+        let refresh = tokens.refreshToken?.value
         guard TokenCharacters.isAcceptable(access) else { throw TokenCharacters.refusal("an access token", status: status) }
         if let refresh, !refresh.isEmpty, !TokenCharacters.isAcceptable(refresh) {
             throw TokenCharacters.refusal("a refresh token", status: status)
         }
-        let refreshExpire = (object["refreshTokenExpire"] as? NSNumber)?.doubleValue
+        let refreshExpire = tokens.refreshTokenExpire?.value
         return TokenSet(
             accessToken: Secret(access),
             accessTokenExpiry: skew.local(Date(timeIntervalSince1970: accessExpire / 1000)),
@@ -119,11 +118,31 @@ public struct ReferenceAPIProvider: AuthProvider {
     /// The error for a non-2xx answer of the reference API.
     package static func classify(_ response: HTTPResponse, body: [UInt8], what: String) -> AuthError {
         if let redirect = RedirectRule.refusal(response, what: "the \(what) request") { return redirect }
-        let message = ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any])?["message"] as? String
+        let message = OAuthJSON.decode(ReferenceMessage.self, body)?.message?.value
         let shown = message.map { TextEscaping.escaped(String($0.prefix(200))) } ?? "no error message"
         if response.status == 401 || (message.map(authenticationMessages.contains) ?? false) {
             return .authentication("\(what) rejected: \(shown)")
         }
         return .server(status: response.status.code, message: "\(what) failed: \(shown)")
     }
+}
+
+/// The body of `POST api/login`.
+private struct ReferenceLogin: Encodable {
+    let login: String
+    let password: String
+}
+
+/// A login or refresh answer: expiries in Unix milliseconds; the refresh token and its
+/// expiry nil when absent or of another type.
+private struct ReferenceTokens: Decodable {
+    let accessToken: String
+    let accessTokenExpire: Double
+    let refreshToken: Loose<String>?
+    let refreshTokenExpire: Loose<Double>?
+}
+
+/// An error answer's `{"message"}`.
+private struct ReferenceMessage: Decodable {
+    let message: Loose<String>?
 }

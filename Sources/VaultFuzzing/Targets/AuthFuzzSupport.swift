@@ -117,9 +117,11 @@ private final class JobThread: TaskExecutor, @unchecked Sendable {
 }
 
 /// The string members of a JSON object as `JSONDecoder` reads them (of a name given twice,
-/// the first, as vault's Codable responses read it): the oracle of the sign-in targets.
+/// the first, as vault's Codable responses read it), and its members that are arrays of
+/// strings: the oracle of the sign-in targets.
 struct JSONStringFields: Decodable {
     let values: [String: String]
+    let lists: [String: [String]]
 
     private struct Name: CodingKey {
         let stringValue: String
@@ -131,14 +133,22 @@ struct JSONStringFields: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Name.self)
         var values: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         for key in container.allKeys {
             if let text = try? container.decode(String.self, forKey: key) { values[key.stringValue] = text }
+            if let list = try? container.decode([String].self, forKey: key) { lists[key.stringValue] = list }
         }
         self.values = values
+        self.lists = lists
+    }
+
+    /// The members of `bytes`, or nil when it is not a JSON object.
+    static func read(_ bytes: [UInt8]) -> Self? {
+        try? JSONDecoder().decode(Self.self, from: Data(bytes))
     }
 
     /// The string members of `bytes`, or nil when it is not a JSON object.
     static func of(_ bytes: [UInt8]) -> [String: String]? {
-        (try? JSONDecoder().decode(Self.self, from: Data(bytes)))?.values
+        read(bytes)?.values
     }
 }

@@ -30,8 +30,8 @@ enum DiscoveryTargets {
             try require(TerminalSafety.isSafe(error.description), "refusal shows a control character: \(error.description.debugDescription)")
             return
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-        try require(metadata.issuer == object?["issuer"] as? String, "issuer is not the document's")
+        let object = JSONStringFields.of(bytes)
+        try require(metadata.issuer == object?["issuer"], "issuer is not the document's")
         try require(metadata.issuer == issuer || metadata.issuer == issuer + "/", "accepted the issuer \(metadata.issuer.debugDescription)")
         let endpoints: [(String, String?)] = [
             ("token_endpoint", metadata.tokenEndpoint), ("authorization_endpoint", metadata.authorizationEndpoint),
@@ -40,7 +40,7 @@ enum DiscoveryTargets {
             ("end_session_endpoint", metadata.endSessionEndpoint),
         ]
         for (name, value) in endpoints {
-            try require(value == object?[name] as? String, "\(name) is not the document's")
+            try require(value == object?[name], "\(name) is not the document's")
             if let value {
                 try require(WebURL.isCredentialSafe(value) && hasNoControl(value), "accepted \(name) \(value.debugDescription)")
             }

@@ -84,15 +84,16 @@ enum IDTokenTargets {
         while base64.count % 4 != 0 { base64 += "=" }
         let payload = Data(base64Encoded: base64)
         try require(payload.map(Array.init) == claims.json, "claims are not the payload segment's")
-        let object = payload.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
-        try require(object?["iss"] as? String == claims.issuer && claims.issuer == issuer, "issuer \(claims.issuer.debugDescription)")
-        try require(object?["sub"] as? String == claims.subject, "subject is not the payload's")
-        let audiences = object?["aud"] as? [String] ?? (object?["aud"] as? String).map { [$0] }
+        let fields = payload.flatMap { JSONStringFields.read(Array($0)) }
+        let object = fields?.values
+        try require(object?["iss"] == claims.issuer && claims.issuer == issuer, "issuer \(claims.issuer.debugDescription)")
+        try require(object?["sub"] == claims.subject, "subject is not the payload's")
+        let audiences = fields?.lists["aud"] ?? object?["aud"].map { [$0] }
         try require(audiences == claims.audiences && claims.audiences.contains(clientID), "audiences \(claims.audiences)")
         if claims.audiences.count > 1 || claims.authorizedParty != nil {
             try require(claims.authorizedParty == clientID, "azp \(String(describing: claims.authorizedParty))")
         }
-        try require(claims.nonce == nonce && object?["nonce"] as? String == nonce, "nonce \(String(describing: claims.nonce))")
+        try require(claims.nonce == nonce && object?["nonce"] == nonce, "nonce \(String(describing: claims.nonce))")
         try require(claims.expiresAt.timeIntervalSince(fuzzNow) > -120, "accepted an expired token (exp \(claims.expiresAt))")
         try require(claims.issuedAt.timeIntervalSince(fuzzNow) <= 120, "accepted a token issued in the future (iat \(claims.issuedAt))")
     }
