@@ -115,7 +115,7 @@ package enum FleetFormat {
         writer.appendField(key.kind.rawValue.utf8)
         writer.appendField(key.server.utf8)
         writer.appendField(key.account.utf8)
-        return hex(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
+        return Hex.encode(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
     }
 
     /// What every name of a fleet key in the key cache starts with, so that `vault lock
@@ -129,7 +129,7 @@ package enum FleetFormat {
     /// prefix) does not find it. Nothing readable about any of them.
     package static func cacheName(clusterID: String, prefix: String, record: [UInt8]) -> String {
         let digest = SHA256.hash(data: Array("vault etcd key cache v2\u{0}\(clusterID)\u{0}\(prefix)\u{0}".utf8) + record)
-        return cachePrefix + hex(digest.prefix(16))
+        return cachePrefix + Hex.encode(digest.prefix(16))
     }
 
     /// The hidden name of an account's refresh lock: from the same key as item names but
@@ -139,16 +139,12 @@ package enum FleetFormat {
         writer.appendField("refresh lock".utf8)
         writer.appendField(server.utf8)
         writer.appendField(account.utf8)
-        return hex(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
+        return Hex.encode(HMAC<SHA256>.authenticationCode(for: writer.bytes, using: keys.names))
     }
 
     /// True for a name of the shape ``name(of:keys:)`` makes: 64 lower-case hex digits.
     package static func isItemName(_ name: Substring) -> Bool {
         name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
     /// `credential` sealed for the etcd key `itemKey`.

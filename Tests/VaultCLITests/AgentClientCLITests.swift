@@ -247,7 +247,7 @@ struct AgentClientCLITests {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let socket = "\(directory)/agent.sock"
             let answer = AgentFrame.framed(AgentAnswer.done([Array(Self.fakeToken.utf8), Array("4102444800".utf8), Array("held".utf8)]).encoded())
-            let hex = answer.map { String(format: "%02x", $0) }.joined()
+            let hex = Hex.encode(answer)
             let script = """
                 use Socket; $SIG{PIPE} = "IGNORE"; my ($path, $hex) = @ARGV; my $answer = pack("H*", $hex);
                 socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!"; bind($s, pack_sockaddr_un($path)) or die "bind: $!";

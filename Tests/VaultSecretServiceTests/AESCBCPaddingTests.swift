@@ -5,6 +5,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import Testing
+import VaultStore
 import VaultTestSupport
 
 /// What the Secret Service's DH session relies on from swift-crypto's `AES._CBC`, an
@@ -48,6 +49,6 @@ import VaultTestSupport
         let zero = SymmetricKey(data: [UInt8](repeating: 0, count: 16))
         let value = try AES._CBC.encrypt(
             [UInt8](repeating: 0, count: 16), using: zero, iv: AES._CBC.IV(ivBytes: [UInt8](repeating: 0, count: 16)), noPadding: true)
-        #expect(Data(value).map { String(format: "%02x", $0) }.joined() == "66e94bd4ef8a2c3b884cfa59ca342b2e")
+        #expect(Hex.encode(value) == "66e94bd4ef8a2c3b884cfa59ca342b2e")
     }
 }

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import VaultStore
 import VaultTestSupport
 
 @testable import VaultSecretService
@@ -23,18 +24,18 @@ struct DHArithmeticTests {
             """
         let input =
             cases.map { c in
-                [c.modulus, c.base, c.exponent].map { $0.isEmpty ? "-" : DHTestSupport.hex($0) }.joined(separator: " ")
+                [c.modulus, c.base, c.exponent].map { $0.isEmpty ? "-" : Hex.encode($0) }.joined(separator: " ")
             }.joined(separator: "\n") + "\n"
         let result = try ChildProcess.run("/usr/bin/python3", ["-c", program], stdin: Data(input.utf8), timeout: 120)
         try #require(result.status == 0, "\(result.err)")
-        return result.out.split(separator: "\n").compactMap { DHTestSupport.bytes(hex: $0) }
+        return result.out.split(separator: "\n").compactMap { Hex.decode($0) }
     }
 
     @Test("the prime is RFC 2409's Second Oakley Group, computed from its formula by the Python client")
     func prime() throws {
         let result = try ChildProcess.run(DHTestSupport.client, ["prime"], timeout: 60)
         try #require(result.status == 0, "\(result.err)")
-        #expect(DHTestSupport.bytes(hex: result.out.trimmingCharacters(in: .whitespacesAndNewlines)) == OakleyGroup2.prime)
+        #expect(Hex.decode(result.out.trimmingCharacters(in: .whitespacesAndNewlines)) == OakleyGroup2.prime)
         #expect(OakleyGroup2.prime.count == 128 && OakleyGroup2.generator == [2])
     }
 

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import VaultSecretService
+import VaultStore
 import VaultTestSupport
 
 /// The `dh-ietf1024-sha256-aes128-cbc-pkcs7` session against an independent client:
@@ -41,7 +42,7 @@ struct DHSessionTests {
             let client = try ChildProcess(DHTestSupport.client, [form], keepingStdinOpen: true)
             defer { if client.isRunning { client.kill() } }
             let line = try #require(client.waitForOutputBlocking(timeout: 60) { $0.contains("\n") }, "the client printed no key")
-            let clientKey = try #require(DHTestSupport.bytes(hex: line.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let clientKey = try #require(Hex.decode(line.trimmingCharacters(in: .whitespacesAndNewlines)))
             switch form {
             case "short": #expect(clientKey.count < 128 && clientKey.first != 0)
             case "padded": #expect(clientKey.count == 128)
@@ -55,13 +56,13 @@ struct DHSessionTests {
 
             let sent = try secrets.map { try session.encrypt($0) }
             let request: [String: Any] = [
-                "decrypt": sent.map { [DHTestSupport.hex($0.parameters), DHTestSupport.hex($0.value)] },
-                "encrypt": secrets.map { DHTestSupport.hex($0) },
+                "decrypt": sent.map { [Hex.encode($0.parameters), Hex.encode($0.value)] },
+                "encrypt": secrets.map { Hex.encode($0) },
             ]
             let requestPath = directory + "/request.json"
             let responsePath = directory + "/response.json"
             try JSONSerialization.data(withJSONObject: request).write(to: URL(fileURLWithPath: requestPath))
-            client.write("\(DHTestSupport.hex(serverKey)) \(requestPath) \(responsePath)\n")
+            client.write("\(Hex.encode(serverKey)) \(requestPath) \(responsePath)\n")
             client.closeInput()
             let result = try client.finish(timeout: 120)
             try #require(result.status == 0, "the client failed: \(result.err.suffix(2000))")
@@ -70,9 +71,9 @@ struct DHSessionTests {
                 try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: responsePath))) as? [String: Any])
             func pairs(_ key: String) throws -> [([UInt8], [UInt8])] {
                 let list = try #require(response[key] as? [[String]])
-                return try list.map { (try #require(DHTestSupport.bytes(hex: $0[0])), try #require(DHTestSupport.bytes(hex: $0[1]))) }
+                return try list.map { (try #require(Hex.decode($0[0])), try #require(Hex.decode($0[1]))) }
             }
-            let decrypted = try #require(response["decrypted"] as? [String]).map { try #require(DHTestSupport.bytes(hex: $0)) }
+            let decrypted = try #require(response["decrypted"] as? [String]).map { try #require(Hex.decode($0)) }
             return Exchange(
                 session: session, decrypted: decrypted, encrypted: try pairs("encrypted"), badPadding: try pairs("badPadding"),
                 providerIVs: sent.map(\.parameters))
@@ -125,8 +126,8 @@ struct DHSessionTests {
     @Test("bad client keys are refused as invalid arguments: 0, 1, p - 1, p, 129 and 130 bytes, empty")
     func badKeys() throws {
         let prime = try #require(
-            DHTestSupport.bytes(
-                hex: "ffffffffffffffffc90fdaa22168c234c4c6628b80dc1cd129024e088a67cc74020bbea63b139b22514a08798e3404dd"
+            Hex.decode(
+                "ffffffffffffffffc90fdaa22168c234c4c6628b80dc1cd129024e088a67cc74020bbea63b139b22514a08798e3404dd"
                     + "ef9519b3cd3a431b302b0a6df25f14374fe1356d6d51c245e485b576625e7ec6f44c42e9a637ed6b0bff5cb6f406b7ed"
                     + "ee386bfb5a899fa5ae9f24117c4b1fe649286651ece65381ffffffffffffffff"))
         var pMinusOne = prime

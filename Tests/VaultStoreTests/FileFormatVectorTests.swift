@@ -58,7 +58,7 @@ private let fileFormatVectorFiles = [
         var value: ServiceItem {
             ServiceItem(
                 reference: .init(collection: collection, id: id), label: label, attributes: attributes, contentType: contentType,
-                secret: Secret(bytes: FileFormatVectorTests.hexBytes(secretHex)), created: created, modified: modified)
+                secret: Secret(bytes: Hex.decode(secretHex) ?? []), created: created, modified: modified)
         }
     }
 
@@ -71,7 +71,7 @@ private let fileFormatVectorFiles = [
 
         var key: CredentialKey { CredentialKey(server: server, account: account, kind: ItemKind(rawValue: kind)!) }
         var info: CredentialInfo { CredentialInfo(key: key, label: label) }
-        var secret: [UInt8] { FileFormatVectorTests.hexBytes(secretHex) }
+        var secret: [UInt8] { Hex.decode(secretHex) ?? [] }
     }
 
     /// What `list` shows besides a vector's own items: clients' items that are items of a
@@ -81,16 +81,6 @@ private let fileFormatVectorFiles = [
             CredentialInfo(key: CredentialKey(server: "https://git.example.com", account: "alice"), label: "git: https://git.example.com (alice)")
         ]
     ]
-
-    static func hexBytes(_ hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var rest = Substring(hex)
-        while !rest.isEmpty {
-            bytes.append(UInt8(rest.prefix(2), radix: 16)!)
-            rest = rest.dropFirst(2)
-        }
-        return bytes
-    }
 
     static let vectorDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
 

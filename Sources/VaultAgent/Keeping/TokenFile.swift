@@ -115,9 +115,7 @@ enum TokenFile {
 
     private static func randomSuffix() -> String {
         var generator = SystemRandomNumberGenerator()
-        let value = UInt64.random(in: 0...UInt64.max, using: &generator)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     private static func failure(_ code: Int32, _ what: String) -> Failure {

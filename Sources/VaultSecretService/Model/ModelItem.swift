@@ -55,7 +55,7 @@ package struct ModelItem: Sendable, Equatable {
     /// a provider sees the key (``ItemPaths``).
     package static func id(for key: CredentialKey) -> String {
         let digest = SHA256.hash(data: Array("\(key.kind.rawValue)\u{0}\(key.server)\u{0}\(key.account)".utf8))
-        return "v" + digest.prefix(10).map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
+        return "v" + Hex.encode(digest.prefix(10))
     }
 
     /// Whether every attribute of `query` is one of this item's, byte for byte (gnome-keyring's match).
@@ -65,8 +65,4 @@ package struct ModelItem: Sendable, Equatable {
 
     /// Whether a secret of `contentType` is text, as vault's credentials hold (``ContentType/isText(_:)``).
     static func isText(_ contentType: String) -> Bool { ContentType.isText(contentType) }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

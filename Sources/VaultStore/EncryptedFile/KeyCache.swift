@@ -114,12 +114,6 @@ public struct KeyCachePolicy: Sendable {
         input += Array((canonical + "/" + file).utf8) + [0]
         input += Array(header.kdf.description.utf8) + [0] + header.salt
         let digest = SHA256.hash(data: input)
-        return fileKeyPrefix + hexadecimal(digest.prefix(16))
-    }
-
-    /// `bytes` as lower-case hexadecimal digits.
-    private static func hexadecimal(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
+        return fileKeyPrefix + Hex.encode(digest.prefix(16))
     }
 }
