@@ -1,32 +1,30 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-import Foundation
-import VaultSecretService
 import VaultStore
 import VaultSync
 
-/// A ``SecretServiceBacking`` in memory, for the provider's tests: contents, a lock state,
-/// whether the "key cache" can unlock, and an optional delay on every read and write (a
-/// slow disk).
-final class MemoryBacking: SecretServiceBacking {
-    struct State {
-        var contents = VaultContents()
-        var locked = false
-        var keyCached = true
-        var delay: Duration = .zero
+/// A ``SecretServiceBacking`` in memory, for the provider's tests and the fuzz harness:
+/// contents, a lock state, whether the "key cache" can unlock, and an optional delay on
+/// every read and write (a slow disk). Nothing is kept anywhere else.
+package final class InMemoryServiceBacking: SecretServiceBacking {
+    package struct State {
+        package var contents = VaultContents()
+        package var locked = false
+        package var keyCached = true
+        package var delay: Duration = .zero
         /// A delay for the next read only.
-        var slowNext: Duration = .zero
+        package var slowNext: Duration = .zero
         /// Up to this many milliseconds more on every write, at random (calls that race
         /// finish in any order).
-        var jitter = 0
-        var handlers: [@Sendable () -> Void] = []
-        var reads = 0
+        package var jitter = 0
+        package var handlers: [@Sendable () -> Void] = []
+        package var reads = 0
     }
 
-    let state = Locked(State())
+    package let state = Locked(State())
 
-    init(_ contents: VaultContents = VaultContents(), locked: Bool = false, keyCached: Bool = true) {
+    package init(_ contents: VaultContents = VaultContents(), locked: Bool = false, keyCached: Bool = true) {
         state.withLock {
             $0.contents = contents
             $0.locked = locked
@@ -34,17 +32,17 @@ final class MemoryBacking: SecretServiceBacking {
         }
     }
 
-    var current: VaultContents { state.withLock { $0.contents } }
+    package var current: VaultContents { state.withLock { $0.contents } }
 
-    func setDelay(_ delay: Duration) { state.withLock { $0.delay = delay } }
+    package func setDelay(_ delay: Duration) { state.withLock { $0.delay = delay } }
 
     /// Makes every write take up to `milliseconds` more, at random.
-    func setJitter(_ milliseconds: Int) { state.withLock { $0.jitter = milliseconds } }
+    package func setJitter(_ milliseconds: Int) { state.withLock { $0.jitter = milliseconds } }
 
     /// Makes the next read take `delay`.
-    func slowNextRead(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
+    package func slowNextRead(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
 
-    func contents() async throws(VaultError) -> VaultContents {
+    package func contents() async throws(VaultError) -> VaultContents {
         let delay = state.withLock { state in
             defer { state.slowNext = .zero }
             return state.delay + state.slowNext
@@ -58,7 +56,7 @@ final class MemoryBacking: SecretServiceBacking {
         }
     }
 
-    func modify(_ change: @escaping @Sendable (inout VaultContents) throws(VaultError) -> Bool) async throws(VaultError) {
+    package func modify(_ change: @escaping @Sendable (inout VaultContents) throws(VaultError) -> Bool) async throws(VaultError) {
         let (delay, jitter) = state.withLock { ($0.delay, $0.jitter) }
         let wait = delay + .milliseconds(jitter > 0 ? Int.random(in: 0...jitter) : 0)
         if wait > .zero { try? await Task.sleep(for: wait) }
@@ -69,9 +67,9 @@ final class MemoryBacking: SecretServiceBacking {
         }
     }
 
-    var isLocked: Bool { state.withLock { $0.locked } }
+    package var isLocked: Bool { state.withLock { $0.locked } }
 
-    func unlock() async -> Bool {
+    package func unlock() async -> Bool {
         let (changed, locked) = state.withLock { state in
             let was = state.locked
             if state.keyCached { state.locked = false }
@@ -81,7 +79,7 @@ final class MemoryBacking: SecretServiceBacking {
         return !locked
     }
 
-    func lock() async {
+    package func lock() async {
         let changed = state.withLock { state in
             defer { state.locked = true }
             return !state.locked
@@ -90,7 +88,7 @@ final class MemoryBacking: SecretServiceBacking {
     }
 
     /// Locks (as `vault lock` does) and says whether the key cache may unlock again.
-    func setLocked(_ locked: Bool, keyCached: Bool) {
+    package func setLocked(_ locked: Bool, keyCached: Bool) {
         state.withLock {
             $0.locked = locked
             $0.keyCached = keyCached
@@ -98,7 +96,7 @@ final class MemoryBacking: SecretServiceBacking {
         notify()
     }
 
-    func onLockChange(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.handlers.append(handler) } }
+    package func onLockChange(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.handlers.append(handler) } }
 
     private func notify() {
         for handler in state.withLock({ $0.handlers }) { handler() }

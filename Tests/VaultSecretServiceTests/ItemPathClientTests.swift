@@ -20,7 +20,8 @@ struct ItemPathClientTests {
 
     @Test("a stale path never reaches a newer credential: the moved item keeps it, a save of the old key gets a new one")
     func stalePath() async throws {
-        let backing = MemoryBacking(VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("old-alice"), label: "a")]))
+        let backing = InMemoryServiceBacking(
+            VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("old-alice"), label: "a")]))
         try await withProvider(backing) { harness in
             let old = try #require(try await Self.search(harness, Self.alice).first)
             // Client B moves alice to zed: the item, its path with it.
@@ -55,7 +56,8 @@ struct ItemPathClientTests {
 
     @Test("an item keeps its path: SetAttributes to a Service item and back to vault's shape, another process's save of its key")
     func pathKept() async throws {
-        let backing = MemoryBacking(VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("pw-1"), label: "a")]))
+        let backing = InMemoryServiceBacking(
+            VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("pw-1"), label: "a")]))
         try await withProvider(backing) { harness in
             let path = try #require(try await Self.search(harness, Self.alice).first)
             #expect(try await Self.setAttributes(harness, path, ["app": "other"]) == "answer ok")
@@ -75,7 +77,8 @@ struct ItemPathClientTests {
 
     @Test("SetSecret as text/plain with parameters keeps vault's credential; a binary secret keeps the item, as a Service item, and logs it")
     func contentTypes() async throws {
-        let backing = MemoryBacking(VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("pw-1"), label: "a")]))
+        let backing = InMemoryServiceBacking(
+            VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("pw-1"), label: "a")]))
         try await withProvider(backing) { harness in
             let path = try #require(try await Self.search(harness, Self.alice).first)
             for (secret, type) in [("pw-2", "text/plain; charset=utf8"), ("pw-3", "TEXT/Plain"), ("pw-4", " text/plain ;charset=\"utf-8\"")] {
@@ -96,7 +99,8 @@ struct ItemPathClientTests {
 
     @Test("CreateItem with replace leaves one item of the attributes, whatever the content types, and no old path names it twice")
     func replace() async throws {
-        let backing = MemoryBacking(VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("pw-1"), label: "a")]))
+        let backing = InMemoryServiceBacking(
+            VaultContents(credentials: [Self.alice: Credential(key: Self.alice, secret: Secret("pw-1"), label: "a")]))
         try await withProvider(backing) { harness in
             let attributes = ServiceItemShape.attributes(for: Self.alice)
             let path = try #require(try await Self.search(harness, Self.alice).first)
@@ -127,7 +131,7 @@ struct ItemPathClientTests {
         return result.out.split(separator: "\n").first { $0.hasPrefix("path ") }.map { String($0.dropFirst(5)) }
     }
 
-    static func save(_ backing: MemoryBacking, _ key: CredentialKey, _ secret: String) {
+    static func save(_ backing: InMemoryServiceBacking, _ key: CredentialKey, _ secret: String) {
         backing.state.withLock { $0.contents.credentials[key] = Credential(key: key, secret: Secret(secret), label: key.account) }
     }
 

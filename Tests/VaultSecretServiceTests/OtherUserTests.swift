@@ -27,7 +27,7 @@ struct OtherUserTests {
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: "\(directory)/bus"), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         let address = "unix:path=\(directory)/bus"
-        let backing = MemoryBacking(
+        let backing = InMemoryServiceBacking(
             VaultContents(credentials: [CredentialKey(server: "h", account: "a"): Credential(server: "h", account: "a", secret: Secret("uid-pw"))]))
         let provider = SecretServiceProvider(backing: backing, logger: LogCapture().logger, busAddress: address)
         try await provider.start()

@@ -7,11 +7,11 @@ import VaultSecretService
 import VaultStore
 import VaultTestSupport
 
-/// A provider over a ``MemoryBacking`` on a private session bus, and the clients' tools
+/// A provider over a ``InMemoryServiceBacking`` on a private session bus, and the clients' tools
 /// pointed at it.
 struct ProviderHarness {
     let bus: PrivateSessionBus
-    let backing: MemoryBacking
+    let backing: InMemoryServiceBacking
     let provider: SecretServiceProvider
     let log: LogCapture
 
@@ -45,7 +45,7 @@ struct ProviderHarness {
 }
 
 /// Runs `body` with a started provider over `backing`, stopped afterwards.
-func withProvider<T>(_ backing: MemoryBacking = MemoryBacking(), _ body: (ProviderHarness) async throws -> T) async throws -> T {
+func withProvider<T>(_ backing: InMemoryServiceBacking = InMemoryServiceBacking(), _ body: (ProviderHarness) async throws -> T) async throws -> T {
     try await withPrivateSessionBus { bus in
         let log = LogCapture()
         let provider = SecretServiceProvider(backing: backing, logger: log.logger, busAddress: bus.address)

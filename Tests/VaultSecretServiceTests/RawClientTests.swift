@@ -28,7 +28,7 @@ struct RawClientTests {
 
     @Test("Unlock with no key gives a prompt that completes dismissed, and the log names vault unlock")
     func prompt() async throws {
-        try await withProvider(MemoryBacking(locked: true, keyCached: false)) { harness in
+        try await withProvider(InMemoryServiceBacking(locked: true, keyCached: false)) { harness in
             let result = try await harness.python(jeepneyClient, ["prompt"])
             #expect(result.status == 0 && result.out.hasSuffix("ok\n"), "\(result.out) \(result.err)")
             #expect(harness.log.text.contains("vault unlock"))
@@ -37,7 +37,7 @@ struct RawClientTests {
 
     @Test("Lock locks the vault, clients are told (PropertiesChanged), and locked calls fail with IsLocked")
     func lockSignals() async throws {
-        let backing = MemoryBacking(VaultContents(), locked: false, keyCached: false)
+        let backing = InMemoryServiceBacking(VaultContents(), locked: false, keyCached: false)
         try await withProvider(backing) { harness in
             let result = try await harness.python(jeepneyClient, ["lock-signals"])
             #expect(result.status == 0 && result.out.hasSuffix("ok\n"), "\(result.out) \(result.err)")
@@ -57,7 +57,7 @@ struct RawClientTests {
 
     @Test("20 secret-tool lookups at once all get the secret")
     func parallelLookups() async throws {
-        let backing = MemoryBacking(
+        let backing = InMemoryServiceBacking(
             VaultContents(credentials: [CredentialKey(server: "h", account: "a"): Credential(server: "h", account: "a", secret: Secret("many-pw"))]))
         try await withProvider(backing) { harness in
             let outputs = try await withThrowingTaskGroup(of: String.self) { group in
@@ -70,7 +70,7 @@ struct RawClientTests {
 
     @Test("a client that leaves mid-call does not stop the provider")
     func leaveMidCall() async throws {
-        let backing = MemoryBacking()
+        let backing = InMemoryServiceBacking()
         try await withProvider(backing) { harness in
             backing.setDelay(.milliseconds(1500))
             let result = try await harness.python(jeepneyClient, ["leave-mid-call"])
@@ -89,7 +89,7 @@ struct RawClientTests {
 
     @Test("a slow backing call holds up no other client")
     func concurrent() async throws {
-        let backing = MemoryBacking()
+        let backing = InMemoryServiceBacking()
         try await withProvider(backing) { harness in
             backing.slowNextRead(.seconds(6))
             let result = try await harness.python(jeepneyClient, ["concurrent"])
@@ -100,7 +100,7 @@ struct RawClientTests {
     @Test("a second provider on the same bus says who holds the name")
     func nameTaken() async throws {
         try await withProvider { harness in
-            let second = SecretServiceProvider(backing: MemoryBacking(), logger: harness.log.logger, busAddress: harness.bus.address)
+            let second = SecretServiceProvider(backing: InMemoryServiceBacking(), logger: harness.log.logger, busAddress: harness.bus.address)
             await #expect(throws: SecretServiceProvider.StartError.self) { try await second.start() }
             do throws(SecretServiceProvider.StartError) {
                 try await second.start()
@@ -113,7 +113,7 @@ struct RawClientTests {
 
     @Test("no session bus: a clear error")
     func noBus() async throws {
-        let provider = SecretServiceProvider(backing: MemoryBacking(), logger: LogCapture().logger, busAddress: "unix:path=/nonexistent/bus")
+        let provider = SecretServiceProvider(backing: InMemoryServiceBacking(), logger: LogCapture().logger, busAddress: "unix:path=/nonexistent/bus")
         await #expect(throws: SecretServiceProvider.StartError.self) { try await provider.start() }
     }
 }

@@ -41,7 +41,7 @@ struct SecretToolTests {
 
     @Test("vault's credentials are found in their shape; secret-tool's items are kept with their own schema")
     func vaultShape() async throws {
-        let backing = MemoryBacking(
+        let backing = InMemoryServiceBacking(
             VaultContents(credentials: [
                 CredentialKey(server: "db.internal", account: "backup"): Credential(
                     server: "db.internal", account: "backup", secret: Secret("s3cret-db"))
@@ -69,7 +69,7 @@ struct SecretToolTests {
 
     @Test("a locked vault: lookups find nothing and stores fail until the key is back; secret-tool lock locks it")
     func locked() async throws {
-        let backing = MemoryBacking(
+        let backing = InMemoryServiceBacking(
             VaultContents(credentials: [
                 CredentialKey(server: "h", account: "a"): Credential(server: "h", account: "a", secret: Secret("locked-pw"))
             ]))

@@ -70,7 +70,7 @@ enum SecretServiceTargets {
         name: "secret-service-call",
         summary: "D-Bus method calls to the Secret Service provider: one documented answer each, no change but the ones asked"
     ) { bytes throws(InvariantViolation) in
-        let backing = MemoryServiceBacking(initialContents())
+        let backing = InMemoryServiceBacking(initialContents())
         let core = ProviderCore(backing: backing, logger: logger)
         core.state.withLock { $0.uids = [client: getuid(), otherClient: getuid(), stranger: getuid() &+ 1] }
         let executor = InlineExecutor()
@@ -100,7 +100,7 @@ enum SecretServiceTargets {
 
     /// Makes one call and checks its answer and what it changed.
     static func perform(
-        _ chunk: ArraySlice<UInt8>, serial: UInt32, core: ProviderCore, backing: MemoryServiceBacking, executor: InlineExecutor,
+        _ chunk: ArraySlice<UInt8>, serial: UInt32, core: ProviderCore, backing: InMemoryServiceBacking, executor: InlineExecutor,
         learned: inout [String]
     ) throws(InvariantViolation) {
         var input = chunk
