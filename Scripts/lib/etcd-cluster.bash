@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2154 # etcd_dir and etcd are the caller's (below)
-# Scripts/lib/etcd-cluster.bash: a private three-member etcd cluster on loopback, for the
-# soak scripts (sourced, not run). Needs `etcd_dir` (the members' data and logs go there)
-# and `etcd` (the etcd binary) set before etcd_cluster_start.
+# Scripts/lib/etcd-cluster.bash: a private three-member etcd cluster on loopback, for
+# Scripts/with-etcd and the soak scripts (sourced, not run). Needs `etcd_dir` (the
+# members' data and logs go there) and `etcd` (the etcd binary) set before
+# etcd_cluster_start.
 #
 #   etcd_cluster_start TOKEN   start m1 m2 m3 as a new cluster; sets etcd_endpoints
 #   etcd_member_start I        (re)start member I (0..2) on its data; its pid in $etcd_dir/mI.pid
