@@ -200,6 +200,7 @@ let package = Package(
             dependencies: [
                 "AuthServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -210,6 +211,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Every parser of bytes that others control, with its invariant, as fuzz targets: run
@@ -219,7 +222,8 @@ let package = Package(
             dependencies: [
                 "VaultSync",
                 "VaultStore", "VaultAuth", "VaultEtcdFormat", "VaultAgentProtocol", "GitCredential", "VaultSecretService", "CGMP",
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                "CGio", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -233,13 +237,16 @@ let package = Package(
         .target(
             name: "VaultTestSupport", dependencies: ["VaultSync", "VaultStore", "AuthServer", .product(name: "Logging", package: "swift-log")],
             path: "Tests/VaultTestSupport"),
-        .testTarget(name: "VaultStoreTests", dependencies: ["VaultSync", "VaultStore", "VaultTesting", "VaultTestSupport"], exclude: ["Vectors"]),
+        .testTarget(
+            name: "VaultStoreTests", dependencies: ["VaultSync", "VaultStore", "VaultTesting", "VaultTestSupport", "CLibSecret"], exclude: ["Vectors"]
+        ),
         .testTarget(
             name: "VaultCLITests",
             dependencies: [
                 "VaultSync",
                 "VaultStore", "VaultAuth", "VaultStoreCLI", "VaultCLI", "VaultAgentProtocol", "AuthServer", "VaultTestSupport", "vault",
-                "vault-auth", "vault-auth-server", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "vault-auth", "vault-auth-server", "VaultEtcd", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
             name: "VaultEtcdTests",
@@ -248,8 +255,10 @@ let package = Package(
             name: "VaultAuthTests",
             dependencies: [
                 "VaultSync",
-                "VaultAuth", "VaultHTTPClient", "AuthServer", "VaultTesting", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "VaultAuth", "VaultHTTPClient", "AuthServer", "VaultTesting", "VaultTestSupport", "VaultStore",
+                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
             name: "VaultAgentTests",
@@ -269,11 +278,14 @@ let package = Package(
         .testTarget(
             name: "VaultFuzzingTests",
             dependencies: [
-                "VaultFuzzing", "VaultEtcdFormat", "VaultTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "VaultFuzzing", "VaultEtcdFormat", "VaultTestSupport", "VaultAuth", "VaultStore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "AuthServerTests",
-            dependencies: ["AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
+            dependencies: [
+                "AuthServer", "VaultTestSupport", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
