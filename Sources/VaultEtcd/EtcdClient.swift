@@ -18,9 +18,9 @@ import VaultSync
 /// - etcd's "no leader", "leader changed" and "request timed out" (an election, a lost
 ///   quorum) are retried on the next endpoint after a short pause, until the bound;
 /// - when the bound passes, `.backendUnavailable` names every endpoint tried and what it
-///   said (the `vault` command's exit 4), so a lost quorum never hangs a caller;
+///   said, so a lost quorum never hangs a caller;
 /// - etcd's authentication (`--etcd-user`) is done once per client and again once when
-///   etcd says the token expired; a refused user or role is `.accessDenied` (exit 3).
+///   etcd says the token expired; a refused user or role is `.accessDenied`.
 ///
 /// Redirects are never followed, and answers are capped at 64 MiB.
 public final class EtcdClient: Sendable {

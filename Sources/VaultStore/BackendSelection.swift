@@ -109,7 +109,7 @@ public enum BackendSelection {
                 let why = reasons.isEmpty ? viability.reason : reasons.joined(separator: "; ")
                 return BackendDecision(kind: backend.kind, reason: "auto: \(why)", viability: viability)
             case .undecided:
-                // In doubt, no store is chosen: acting on the wrong one removes nothing and finds nothing, with exit 0.
+                // In doubt, no store is chosen: acting on the wrong one would remove nothing and find nothing, and say it succeeded.
                 throw VaultError.backendUnavailable("auto: \(viability.reason); vault does not guess which store holds your items")
                     .with(.chooseBackend)
             case .unusable:

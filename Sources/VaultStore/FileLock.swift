@@ -18,7 +18,7 @@ import VaultSync
 /// - The lock file is opened `O_RDWR|O_CREAT|O_NOFOLLOW|O_NONBLOCK` (created 0600) and must
 ///   be a regular file of the calling user that nobody else may open: a symbolic link, a
 ///   FIFO, a directory, another user's file or one with any group or other permission is
-///   refused (`.permission`, exit 4), never followed, blocked on or changed. The
+///   refused (`.permission`), never followed, blocked on or changed. The
 ///   directory is the caller's to prepare (``PrivateDirectory``). The file is never removed.
 /// - The wait polls `LOCK_NB` every 5 ms up to the timeout, then throws
 ///   ``VaultError/lockTimeout(_:)`` naming the lock file.

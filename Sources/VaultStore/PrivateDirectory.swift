@@ -16,7 +16,7 @@
 /// usual mode) is fine: the files in it are private by their own modes.
 public enum PrivateDirectory {
     /// Refuses `path` unless it is a directory (a symbolic link to one is followed) of the
-    /// calling user that neither the group nor others can write to: `.permission` (exit 4)
+    /// calling user that neither the group nor others can write to: `.permission`
     /// with the command that fixes it. `what` names it in messages ("the vault directory").
     public static func check(_ path: String, what: String) throws(VaultError) {
         var info = stat()

@@ -21,7 +21,7 @@ import CLinuxSystem
 /// alone and is accepted; a named entry for anyone else, the owning group, a named group or
 /// others with access is refused.
 public enum SecretFileAccess {
-    /// Throws `.invalidInput` (exit 2) naming `path` and the fix (`chmod 600 PATH`) when the
+    /// Throws `.invalidInput` naming `path` and the fix (`chmod 600 PATH`) when the
     /// file open at `fd`, described by `info`, is ``isOpenToOthers(fd:info:permissions:)``.
     public static func check(fd: Int32, info: stat, path: String, what: String, permissions: mode_t = 0o4) throws(VaultError) {
         guard isOpenToOthers(fd: fd, info: info, permissions: permissions) else { return }

@@ -3,8 +3,8 @@
 
 import VaultAgentProtocol
 
-/// Why `vault agent` cannot listen: each is one line naming the path, and exit 4 (the
-/// command's "unavailable or unsafe").
+/// Why `vault agent` cannot listen: each is one line naming the path (the command reports
+/// it as "unavailable or unsafe").
 public enum AgentSocketError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The socket path does not fit a Unix socket address (`sun_path`).
     case pathTooLong(String)

@@ -13,7 +13,7 @@ import VaultStore
 /// not keep vault waiting, and a code that claims to live longer than an hour is waited
 /// for an hour at most; the last wait is shortened so one poll still happens before the
 /// end. Transient failures (5xx, timeouts) double the wait; the fifth in a row, or one
-/// still standing at the end, is thrown as it is (exit 5, not "expired"). Task
+/// still standing at the end, is thrown as it is (not as "expired"). Task
 /// cancellation stops it at once.
 public struct DeviceSignIn: Sendable {
     /// The client and token endpoint polled.

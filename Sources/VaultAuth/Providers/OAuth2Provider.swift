@@ -222,7 +222,7 @@ public struct OAuth2Provider: AuthProvider {
     /// refresh did not rotate the refresh token (`rotated` false, as Sign in with Apple's
     /// never do), the old one still works, so such a token fails the refresh instead: a
     /// `.server` error with the response's 2xx `status` (transient: a still valid access
-    /// token goes on being used; exit 5). A verified token naming another user or other
+    /// token goes on being used). A verified token naming another user or other
     /// audiences than the session's (Core §12.2) always fails the refresh: the session is no
     /// longer the one the person signed in to.
     private func verifiedIDToken(

@@ -12,37 +12,19 @@ import VaultSync
 
 /// A vault in one encrypted file, for machines without a Secret Service.
 ///
-/// - Format: `VaultFileFormat` (versioned magic, scrypt parameters and salt in an
-///   authenticated header, body sealed with AES-256-GCM). Names and labels are
-///   encrypted too.
-/// - Contents: vault's own items and, through ``VaultContentsStore``, the Secret Service
-///   items and collections. The ``SecureStore`` API sees vault's items and the clients'
-///   items that are items of a key by the keyring's rule (`VaultContents+KeyItems`). Every write reads the
-///   whole contents under the lock and writes them all back, so `save`, `remove` and
-///   `changePassphrase` keep the Secret Service items. The file is written at format
-///   version 1 while it holds no Secret Service item or collection, else at version 2.
-/// - Every read-modify-write holds an exclusive `flock` on `PATH.lock`, re-reads the
-///   file under it and replaces it atomically, so concurrent processes lose no update
-///   and a crash never leaves a half-written vault. The wait for the lock is bounded
-///   (`lockTimeout`); giving up names the lock file (`lockTimeout`).
-/// - The passphrase is asked for and the key derived *before* the lock is taken, so a
-///   person at a prompt never holds up another process; under the lock the header is
-///   checked again, and a header that changed meanwhile is opened with the passphrase
-///   already known, never with a prompt.
-/// - The file is created 0600 in a 0700 directory. A file that the group or others can
-///   read, a directory that they can write or that another user owns, a symlink, a FIFO
-///   or anything but a regular file at the path, and a file over
-///   `FileOperations.maximumVaultSize` are refused (`FileOperations.readPrivateFile`).
-/// - The passphrase is asked for (through `PassphraseSource`) only when the file must be
-///   opened or created, and at most once per instance: the derived key is cached.
-/// - With a ``KeyCachePolicy``, the key scrypt derives is also kept in the kernel's user
-///   keyring for the policy's lifetime (with a verifier of its passphrase,
-///   ``CachedVaultKey``), and later processes take it from there instead of asking for the
-///   passphrase and deriving it again. A passphrase that was *given* (a file, an environment
-///   variable: ``PassphraseSource/givenPassphrase()``) is still checked: against the
-///   verifier (one HMAC), and when that does not vouch for it, by deriving the key from it
-///   as without a cache, so a wrong or former passphrase never opens the vault. A kept key
-///   that does not open the file is dropped and the passphrase asked for as usual.
+/// - Format: ``VaultFileFormat`` (docs/file-format.md): scrypt, an authenticated header,
+///   the body sealed with AES-256-GCM; names and labels are encrypted too. Version 1 while
+///   the file holds no Secret Service item or collection, else version 2.
+/// - Every write is a read-modify-write of the whole contents under an exclusive `flock` on
+///   `PATH.lock` (bounded by `lockTimeout`), with an atomic replace: no update is lost, no
+///   crash leaves half a file, and the Secret Service items survive `save` and `remove`.
+/// - The passphrase is asked for (at most once per instance) and the key derived before
+///   the lock is taken, so a person at a prompt never holds up another process.
+/// - A file others can read, a directory others can write, another user's file, a link or
+///   anything but a regular file is refused (docs/file-format.md, "Storage conventions").
+/// - With a ``KeyCachePolicy`` the derived key is kept in the kernel's user keyring
+///   (``CachedVaultKey``); a passphrase that was given is still checked against it, so a
+///   wrong or former passphrase never opens the vault (docs/unattended.md, "The key cache").
 public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
     /// The vault file.
     public let path: String

@@ -80,7 +80,7 @@ enum FileOperations {
     }
 
     /// Refuses a vault directory that another user owns or that the group or others can
-    /// write to: they could replace the vault file (exit 4, with the command that fixes it).
+    /// write to: they could replace the vault file (the error names the command that fixes it).
     /// The rule is ``PrivateDirectory``'s, which the refresh lock's directory follows too.
     static func checkPrivateDirectory(_ path: String) throws(VaultError) {
         try PrivateDirectory.check(path, what: "the vault directory")

@@ -13,45 +13,18 @@ import CLibSecret
 
 /// A `SecureStore` in the Secret Service (GNOME Keyring, KeePassXC) through libsecret.
 ///
-/// Items are password items in the **default collection** with the network-password
-/// attributes git's libsecret helper writes (`user` = account; for a URL server `server` =
-/// host, `protocol`, `port`, `object` = path; for any other server `server` = the name as
-/// given), so `secret-tool`, git and vault see the same items. The keyring is shared, so
-/// vault reads, updates and deletes only items whose attribute set is exactly one vault
-/// writes (or reads, for interop) for the key: the neighbours rule of `ItemShape`. Items of
-/// other applications with the same `user` and `server` are never touched.
-/// - `save` replaces the secret of the key's best item (its current shape, else a plain
-///   `user`+`server` item), keeping its label unless the credential has a label other
-///   than the default, or creates one in the current shape (label default
-///   `vault: ACCOUNT@SERVER`; never through libsecret's "replace", which in GNOME Keyring
-///   replaces every item whose attributes include the new ones), then deletes the key's
-///   other items (duplicates, and an item in the shape older vaults wrote). A new label
-///   makes a new item (KeePassXC's entry alone is relabelled in place): setting an item's
-///   `Label` can crash GNOME Keyring 42 while other clients change items;
-/// - `load` returns the key's best, newest item (`FoundItem.isPreferred(to:)`: a total
-///   order, so with two items of a key every reader and writer picks the same one; a search
-///   that loses an item while reading its properties searches again, bounded);
-///   `remove` deletes every item of the key;
-/// - `list` returns, one per key, every item of the default collection that is an item of
-///   some key (`ItemShape.classify`), mapped back to the server name `save` was given,
-///   without loading any secret.
-///
-/// Keys of the other kinds (`ItemKind.tokens`, `.settings`) are stored with the
-/// `vault-kind`/`vault-server`/`vault-account` attributes instead, so that a password
-/// lookup (by vault or `secret-tool`) never matches them.
-///
-/// Before every operation the store reads the `default` alias and the collection's
-/// `Locked` property itself (libsecret answers NULL for both "locked" and "not found"):
-/// a locked collection throws `VaultError.locked` at once and no prompt is ever started;
-/// a missing default collection throws `VaultError.backendUnavailable` and none is created.
-///
-/// Creating the store checks (within `timeout`) that `DBUS_SESSION_BUS_ADDRESS` is set and
-/// that the Secret Service answers, so a forced `secret-service` backend without a bus
-/// fails fast with `backendUnavailable` instead of autolaunching D-Bus or hanging.
-/// Instances are thread-safe: they hold no mutable state, and libsecret's `_sync` calls
-/// need no main loop. The bus connection is `SessionBus`'s: one the bus daemon closed is
-/// replaced before the next operation, and an operation that failed because of it runs
-/// once more on the new one.
+/// Passwords are items of the default collection with the network-password attributes
+/// git's libsecret helper writes, so `secret-tool`, git and vault see the same items. The
+/// keyring is shared: vault reads, changes and deletes only items whose attribute set is
+/// exactly one it uses for the key (``ItemShape``), never a neighbour with the same `user`
+/// and `server`, and never uses the service's "replace" (GNOME Keyring would replace the
+/// neighbours). Tokens and settings carry `vault-kind`/`vault-server`/`vault-account`, so no
+/// password lookup matches them. A locked or missing default collection throws `.locked` or
+/// `.backendUnavailable` at once: no prompt is started, nothing is created. Creating the
+/// store checks, within `timeout`, that a Secret Service answers on the session bus.
+/// Thread-safe: no mutable state, and libsecret's `_sync` calls need no main loop.
+/// The rules in full (which item `load` picks, how `save` relabels, what crosses the bus):
+/// docs/secret-service.md, "How vault's items look in the keyring".
 public final class SecretServiceStore: SecureStore {
     /// `"secret-service"`; see ``SecureStore/backendName``.
     public let backendName = "secret-service"
