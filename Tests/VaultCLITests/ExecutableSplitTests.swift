@@ -53,10 +53,9 @@ extension SynchronousProcessSuites {
             try FileManager.default.createDirectory(atPath: "\(dir)/bin", withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: VaultProcess.vaultPath, toPath: lonely)
             // A child another test forks meanwhile may hold the copy's write descriptor until
-            // it execs (ETXTBSY: exit 126); wait (bounded) until the copy runs.
-            for _ in 0..<50 where (try? ChildProcess.run(lonely, ["--version"], environment: [:]))?.status == 126 {
-                Thread.sleep(forTimeInterval: 0.1)
-            }
+            // it execs (ETXTBSY); wait (bounded) until the copy runs.
+            let started = try ScriptFile.retryingBusyRefusal { try ChildProcess.run(lonely, ["--version"], environment: [:]) }
+            #expect(started.status == 0, "\(started.status) \(started.err)")
             let environment = VaultProcess.fileBackendEnvironment(home: dir, file: "\(dir)/vault.db", passphrase: "split-pass")
             let saved = try ChildProcess.run(
                 lonely, ["save", "--server", "s.example", "--account", "a"], environment: environment, stdin: Data("x".utf8))

@@ -34,4 +34,17 @@ public enum ScriptFile {
     public static func isBusyRefusal(_ result: ProcessResult) -> Bool {
         result.status == 126 && result.err.contains("Text file busy")
     }
+
+    /// The result of `run`, which runs a file just written or copied: a busy refusal
+    /// (``isBusyRefusal(_:)``) is run again, 0.1 s later, at most `attempts` times in all;
+    /// the last result is returned whatever it is. Blocks this thread: call it off the pool.
+    public static func retryingBusyRefusal(attempts: Int = 50, _ run: () throws -> ProcessResult) rethrows -> ProcessResult {
+        var attempt = 1
+        while true {
+            let result = try run()
+            guard isBusyRefusal(result), attempt < attempts else { return result }
+            attempt += 1
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
 }

@@ -24,19 +24,15 @@ extension SynchronousProcessSuites {
             try withTemporaryDirectory("vault-crash") { directory in
                 let path = "\(directory)/vault"
                 try ScriptFile.write("#!/bin/sh\n\(script)\n", to: path)
-                var attempt = 0
-                while true {
-                    attempt += 1
+                var reports = Locked([String]())
+                let result = try ScriptFile.retryingBusyRefusal {
                     let child = try ChildProcess(path, ["load", "--server", "s", "--account", "a"], environment: ["PATH": "/usr/bin:/bin"])
-                    let reports = Locked([String]())
-                    child.crashReported = { report in reports.withLock { $0.append(report) } }
-                    let result = try child.finish(timeout: 20)
-                    if ScriptFile.isBusyRefusal(result), attempt < 50 {
-                        Thread.sleep(forTimeInterval: 0.1)
-                        continue
-                    }
-                    return (result, reports.withLock { $0 })
+                    let attempt = Locked([String]())
+                    reports = attempt
+                    child.crashReported = { report in attempt.withLock { $0.append(report) } }
+                    return try child.finish(timeout: 20)
                 }
+                return (result, reports.withLock { $0 })
             }
         }
 
