@@ -13,6 +13,8 @@
 #                                       (else every keyring call waits for a D-Bus timeout)
 #   private_bus_lock_dir WORK           VAULT_LOCK_DIR=WORK/locks unless it is set: vault's
 #                                       lock files never go to the account's ~/.cache
+#   private_bus_address_escape TEXT     TEXT as a D-Bus address value: bytes other than
+#                                       [-0-9A-Za-z_/.*] as %XX (a space, a comma)
 #   private_bus_config FILE LISTEN      write a session bus configuration listening on
 #                                       LISTEN (a D-Bus address) with no service directory,
 #                                       so nothing (gnome-keyring above all) is activated
@@ -69,6 +71,16 @@ private_bus_lock_dir() {
         chmod 700 "$1/locks"
         export VAULT_LOCK_DIR="$1/locks"
     fi
+}
+
+private_bus_address_escape() {
+    local hex
+    for hex in $(printf %s "$1" | od -An -v -tx1); do
+        case "$hex" in
+        2[ad-f] | 3[0-9] | 4[1-9a-f] | 5[0-9af] | 6[1-9a-f] | 7[0-9a]) printf %b "\\x$hex" ;;
+        *) printf %%%s "$hex" ;;
+        esac
+    done
 }
 
 private_bus_config() {

@@ -27,8 +27,9 @@ struct StatusReport {
     }
 
     /// `in 5m`, `2h ago`: how far `date` is from now.
-    private func relative(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince(now).rounded())
+    func relative(_ date: Date) -> String {
+        // Clamped: a stored expiry far in the future (1e297 s) must not trap the conversion.
+        let seconds = Int(max(-1e15, min(1e15, date.timeIntervalSince(now))).rounded())
         let magnitude = abs(seconds)
         let text: String
         switch magnitude {

@@ -234,6 +234,10 @@ struct IDTokenVerifierTests {
         #expect(odd?.emailVerified == true && odd?.isPrivateEmail == nil)
         #expect(claims(#"{"iss":"first","iss":"second","sub":"s","aud":"a","exp":2000000000,"iat":1}"#)?.issuer == "first")
         #expect(claims("[1]") == nil && claims("not json") == nil)
+        for times in [#""exp":1e300,"iat":1"#, #""exp":2000000000,"iat":-1e300"#, #""exp":253402300800,"iat":1"#] {
+            #expect(claims(#"{"iss":"i","sub":"s","aud":"a","# + times + "}") == nil, "times past year 9999: \(times)")
+        }
+        #expect(claims(#"{"iss":"i","sub":"s","aud":"a","exp":253402300799,"iat":-1}"#) != nil)
     }
 
     @Test("an unknown kid makes it fetch the JWKS once more, then refuse")

@@ -56,6 +56,30 @@ struct OAuthResponseQuirkTests {
         }
     }
 
+    @Test("device grant: a 2xx token answer vault cannot use ends the sign-in; the spent code is never redeemed again")
+    func spentDeviceCode() async throws {
+        let transport = FakeTransport { sent in
+            let body =
+                sent.url.path.hasSuffix("/device_authorization")
+                ? #"{"device_code":"d","user_code":"U-1","verification_uri":"https://id.example.test/device","interval":1}"#
+                : #"{"access_token":"a","token_type":"Bearer","expires_in":1e400}"#
+            return Reply(status: 200, body: Array(body.utf8))
+        }
+        let provider = try OAuth2Provider(
+            settings: LoginSettings(
+                provider: .oauth2, serverURL: "https://api.example.test", tokenURL: "https://auth.example.test/token", clientID: "c",
+                grant: .device),
+            transport: transport, clock: ManualClock(Self.now))
+        let signIn = try DeviceSignIn(
+            provider: provider, deviceURL: URL(string: "https://id.example.test/device_authorization")!, timeout: .seconds(30))
+        await #expect {
+            try await signIn.run { _ in }
+        } throws: {
+            sameCase($0, as: AuthError.server(status: 200, message: ""))
+        }
+        #expect(transport.requests.all.filter { $0.url.path == "/token" }.count == 1, "\(transport.requests.all.map(\.url.path))")
+    }
+
     @Test("device grant interval: quoted digits count like a number (they were ignored), clamped to 1...60 s")
     func interval() async throws {
         for (fields, seconds) in [

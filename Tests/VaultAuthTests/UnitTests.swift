@@ -428,6 +428,17 @@ struct AuthErrorTests {
                 return .failure(error)
             }
         }
+        for body in [
+            #"{"accessToken":"A","accessTokenExpire":1e300}"#, #"{"accessToken":"A","accessTokenExpire":-1e300}"#,
+            #"{"accessToken":"A","accessTokenExpire":1060000,"refreshToken":"R","refreshTokenExpire":1e300}"#,
+        ] {
+            guard case .failure(.server(200, _)) = await login(body) else {
+                Issue.record("accepted an expiry past year 9999: \(body)")
+                continue
+            }
+        }
+        let past = try await login(#"{"accessToken":"A","accessTokenExpire":-5000}"#).get()
+        #expect(past.accessTokenExpiry == Date(timeIntervalSince1970: -5), "an expiry in the past is an expired token, not an error")
         let odd = try await login(#"{"accessToken":"A","accessTokenExpire":1060000,"refreshToken":7,"refreshTokenExpire":"9"}"#).get()
         #expect(odd.refreshToken == nil && odd.refreshTokenExpiry == nil)
         #expect(odd.accessTokenExpiry == Date(timeIntervalSince1970: 1_060))

@@ -13,8 +13,9 @@ import VaultStore
 /// not keep vault waiting, and a code that claims to live longer than an hour is waited
 /// for an hour at most; the last wait is shortened so one poll still happens before the
 /// end. Transient failures (5xx, timeouts) double the wait; the fifth in a row, or one
-/// still standing at the end, is thrown as it is (not as "expired"). Task
-/// cancellation stops it at once.
+/// still standing at the end, is thrown as it is (not as "expired"). A 2xx answer whose
+/// tokens vault cannot use ends it at once: the device code is spent, and polling again
+/// would only redeem it again. Task cancellation stops it at once.
 public struct DeviceSignIn: Sendable {
     /// The client and token endpoint polled.
     public let provider: OAuth2Provider
@@ -61,7 +62,7 @@ public struct DeviceSignIn: Sendable {
                 }
                 failures = 0
                 lastFailure = nil
-            } catch  where error.isTransient {
+            } catch  where error.isTransient && !Self.isSpentCode(error) {
                 failures += 1
                 lastFailure = error
                 guard failures < 5 else { throw error }
@@ -70,5 +71,12 @@ public struct DeviceSignIn: Sendable {
         }
         if let lastFailure { throw lastFailure }
         throw .authentication("the device code expired before anyone signed in", providerCode: "expired_token", remedy: .logInAgain)
+    }
+
+    /// True for the error of a 2xx token answer vault could not use: the server redeemed
+    /// the code, so another poll would redeem it once more (and be refused).
+    static func isSpentCode(_ error: AuthError) -> Bool {
+        if case .server(let status, _) = error { return (200...299).contains(status) }
+        return false
     }
 }

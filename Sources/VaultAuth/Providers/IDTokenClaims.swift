@@ -32,11 +32,11 @@ public struct IDTokenClaims: Sendable, Equatable {
     public var json: [UInt8]
 
     /// The claims of `payload` (the JSON of a token's middle part); nil when a required claim
-    /// (`iss`, `sub`, `aud`, `exp`, `iat`) is missing or has the wrong type.
+    /// (`iss`, `sub`, `aud`, `exp`, `iat`) is missing, has the wrong type, or is a time past
+    /// year 9999 either way. Of a name given twice, the first counts, as jwt-kit reads it.
     public init?(payload: [UInt8]) {
-        guard let claims = OAuthJSON.decode(ClaimsPayload.self, payload), claims.exp.isFinite, claims.iat.isFinite else {
-            return nil
-        }
+        guard let claims = OAuthJSON.decode(ClaimsPayload.self, payload), abs(claims.exp) <= Self.latestTime, abs(claims.iat) <= Self.latestTime
+        else { return nil }
         self.issuer = claims.iss
         self.subject = claims.sub
         self.audiences = claims.aud.names
@@ -50,6 +50,10 @@ public struct IDTokenClaims: Sendable, Equatable {
         self.isPrivateEmail = claims.isPrivateEmail?.value
         self.json = payload
     }
+
+    /// The largest `exp` or `iat` read (and the most negative, negated): the end of year
+    /// 9999 in seconds. A later time (1e300) is no date a report can show.
+    static let latestTime: Double = 253_402_300_799
 
     /// The claims of a token that was verified when it was stored (`vault whoami`): its
     /// payload decoded, the signature not checked again.

@@ -74,7 +74,7 @@ public actor IDTokenVerifier {
             throw Self.refusal("its algorithm is not the one of its key")
         }
         try await checkSignature(token, key: key, kid: kid ?? Self.anonymousKid)
-        guard let claims = IDTokenClaims(payload: payload) else { throw Self.refusal("a required claim is missing") }
+        guard let claims = IDTokenClaims(payload: payload) else { throw Self.refusal("a required claim is missing or unusable") }
         try check(claims, nonce: nonce, previous: previous)
         return claims
     }

@@ -87,7 +87,9 @@ public struct ReferenceAPIProvider: AuthProvider {
         let receivedAt = clock.now()
         let status = response.status.code
         guard response.status.kind == .successful else { throw Self.classify(response, body: answer, what: what) }
-        guard let tokens = OAuthJSON.decode(ReferenceTokens.self, answer), !tokens.accessToken.isEmpty else {
+        guard let tokens = OAuthJSON.decode(ReferenceTokens.self, answer), !tokens.accessToken.isEmpty,
+            Self.isUsableExpiry(tokens.accessTokenExpire), tokens.refreshTokenExpire?.value.map(Self.isUsableExpiry) ?? true
+        else {
             throw .server(status: status, message: "the \(what) response is not the expected JSON")
         }
         let access = tokens.accessToken
@@ -114,6 +116,14 @@ public struct ReferenceAPIProvider: AuthProvider {
             refreshTokenExpiry: refreshExpire.map { skew.local(Date(timeIntervalSince1970: $0 / 1000)) },
             obtainedAt: receivedAt)
     }
+
+    /// The latest expiry the API may give, in Unix milliseconds: the end of year 9999. A
+    /// later one (1e300) is not a date any clock or report can hold.
+    static let latestExpiry: Double = 253_402_300_799_999
+
+    /// True for an expiry in milliseconds within ±``latestExpiry`` (one in the past is a
+    /// token that has expired, not an error).
+    static func isUsableExpiry(_ milliseconds: Double) -> Bool { abs(milliseconds) <= latestExpiry }
 
     /// The error for a non-2xx answer of the reference API.
     package static func classify(_ response: HTTPResponse, body: [UInt8], what: String) -> AuthError {

@@ -44,6 +44,24 @@ struct WhoamiCommand: AsyncParsableCommand {
         try auth.take(names)
     }
 
+    /// The `--json` output: every claim of `claims` (an ID token's verified payload) as
+    /// ``ClaimsJSON`` reads it, and `pending` under ``pendingProfileKey`` (never a claim of
+    /// that name); keys sorted, non-ASCII escaped.
+    static func json(claims: [UInt8], pending: PendingProfile?) -> String {
+        var object = (try? JSONDecoder().decode([String: ClaimsJSON].self, from: Data(claims))) ?? [:]
+        object[pendingProfileKey] = nil
+        if let pending, !pending.isEmpty {
+            var profile: [String: ClaimsJSON] = [:]
+            profile["name"] = pending.name.map(ClaimsJSON.string)
+            profile["email"] = pending.email.map(ClaimsJSON.string)
+            object[pendingProfileKey] = .object(profile)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(object)) ?? Data()
+        return ASCIIJSON.escaped(String(decoding: data, as: UTF8.self))
+    }
+
     func run() async throws {
         var found: IDTokenClaims?
         var pending: PendingProfile?
@@ -61,17 +79,7 @@ struct WhoamiCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.notFound)
         }
         if json {
-            var object = (try? JSONSerialization.jsonObject(with: Data(claims.json))) as? [String: Any] ?? [:]
-            // The pending profile is vault's, never a claim: a provider's claim of that name is not shown as one.
-            object[Self.pendingProfileKey] = nil
-            if let pending, !pending.isEmpty {
-                var profile: [String: String] = [:]
-                profile["name"] = pending.name
-                profile["email"] = pending.email
-                object[Self.pendingProfileKey] = profile
-            }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            Terminal.print(ASCIIJSON.escaped(String(decoding: data, as: UTF8.self)))
+            Terminal.print(Self.json(claims: claims.json, pending: pending))
             return
         }
         let formatter = ISO8601DateFormatter()
