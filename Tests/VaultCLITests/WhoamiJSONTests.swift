@@ -20,7 +20,8 @@ struct WhoamiJSONTests {
         let text = WhoamiCommand.json(claims: Array(payload.utf8), pending: nil)
         #expect(
             text
-                == #"{"aud":"cli","deep":{"a":[{"b":"\u00e9"}]},"exp":1767225600,"groups":["a",2],"iat":1.5,"iss":"https://id.example","none":null,"ok":true,"sub":"user-1"}"#
+                == #"{"aud":"cli","deep":{"a":[{"b":"\u00e9"}]},"exp":1767225600,"groups":["a",2],"iat":1.5,"#
+                + #""iss":"https://id.example","none":null,"ok":true,"sub":"user-1"}"#
         )
         let claims = try #require(IDTokenClaims(payload: Array(payload.utf8)))
         #expect(claims.subject == "user-1", "the claims vault verified are the first copies too")
