@@ -9,6 +9,14 @@ import VaultStore
 struct ServiceModel: Sendable {
     let contents: VaultContents
     let paths: ItemPaths
+    /// The items by attribute, for ``search(_:in:)``; a search makes one when it is not given.
+    let index: AttributeIndex?
+
+    init(contents: VaultContents, paths: ItemPaths, index: AttributeIndex? = nil) {
+        self.contents = contents
+        self.paths = paths
+        self.index = index
+    }
 
     /// Every collection id, `login` first.
     var collectionIDs: [String] { [ServiceCollection.loginID] + contents.collections.keys.filter { $0 != ServiceCollection.loginID }.sorted() }
@@ -44,9 +52,29 @@ struct ServiceModel: Sendable {
         }
     }
 
-    /// The items whose attributes include all of `query`, in `collection` or everywhere.
+    /// The items whose attributes include all of `query`, byte for byte, in `collection` or
+    /// everywhere: `login`'s first, then by collection and id.
     func search(_ query: [String: String], in collection: String? = nil) -> [ModelItem] {
-        (collection.map { [$0] } ?? collectionIDs).flatMap { items(in: $0).filter { $0.matches(query) } }
+        var found: [ModelItem] = []
+        for (source, attributes) in (index ?? AttributeIndex(contents)).candidates(query) {
+            guard collection == nil || source.collection == collection, hasCollection(source.collection),
+                AttributeMatching.matches(attributes, query), let id = paths.id(of: source), let item = item(source, id)
+            else { continue }
+            found.append(item)
+        }
+        return found.sorted { Self.order($0) < Self.order($1) }
+    }
+
+    private func item(_ source: ModelItem.Source, _ id: String) -> ModelItem? {
+        switch source {
+        case .credential(let key): contents.credentials[key].map { ModelItem(credential: $0, id: id) }
+        case .service(let reference): contents.items[reference].map { ModelItem(item: $0, id: id) }
+        }
+    }
+
+    /// Where an item comes in a listing: `login` first, then by collection, then by id.
+    private static func order(_ item: ModelItem) -> (Int, String, String) {
+        (item.collection == ServiceCollection.loginID ? 0 : 1, item.collection, item.id)
     }
 }
 

@@ -45,13 +45,20 @@ package final class ProviderCore: Sendable {
                 throw fault(error)
             }
             let ids = [ServiceCollection.loginID] + contents.collections.keys.filter { $0 != ServiceCollection.loginID }.sorted()
-            let paths: ItemPaths? = state.withLock { state in
+            // Compared and indexed outside the lock: the same snapshot compares at once.
+            let seen = state.withLock { $0.followed }
+            let reused = seen.map { $0.generation == generation && $0.contents == contents } ?? false
+            let index = reused ? seen?.index ?? AttributeIndex(contents) : AttributeIndex(contents)
+            let paths: ItemPaths? = state.withLock { (state) -> ItemPaths? in
                 guard !state.changing, state.pathsGeneration == generation else { return nil }
                 state.knownCollections = ids
-                if state.paths.update(for: contents).changed { state.pathsGeneration += 1 }
+                if !reused || state.followed?.generation != generation {
+                    if state.paths.update(for: contents).changed { state.pathsGeneration += 1 }
+                    state.followed = (contents, index, state.pathsGeneration)
+                }
                 return state.paths
             }
-            if let paths { return ServiceModel(contents: contents, paths: paths) }
+            if let paths { return ServiceModel(contents: contents, paths: paths, index: index) }
         }
         throw .failed("the vault kept changing while it was read; try again")
     }
@@ -114,6 +121,7 @@ package final class ProviderCore: Sendable {
                 guard !state.changing else { return false }
                 state.changing = true
                 state.pathsGeneration += 1
+                state.followed = nil
                 return true
             }
             if started { return }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import VaultStore
+
 /// What the provider remembers between calls, besides the vault's contents: the open
 /// sessions and prompts (each owned by the unique name that opened it), the callers' uids,
 /// the aliases, the collections clients last saw (to tell them about lock changes) and the
@@ -27,6 +29,11 @@ package struct ProviderState: Sendable {
     /// a read that raced one does not update ``paths`` from older contents
     /// (``ProviderCore/model()``).
     var pathsGeneration: UInt64 = 0
+    /// The contents ``paths`` followed at generation `generation`, and their attribute
+    /// index: reads of the same contents (the backing hands out one snapshot while the file
+    /// is unchanged) reuse both instead of walking every item again. Dropped when a change
+    /// starts, so the backing edits its snapshot in place instead of copying it.
+    var followed: (contents: VaultContents, index: AttributeIndex, generation: UInt64)?
     /// True while one of the provider's own changes is under way; the reads and changes
     /// waiting for it to end.
     var changing = false
