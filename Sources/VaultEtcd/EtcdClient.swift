@@ -108,12 +108,12 @@ public final class EtcdClient: Sendable {
     /// Posts `body` (JSON) to `path` and decodes the answer, within the configured timeout
     /// (or `overall`), each endpoint getting at most `attemptTimeout` (default a third of it).
     func call<Answer: Decodable>(
-        _ path: String, _ body: [String: Any], as: Answer.Type = Answer.self, overall: Duration? = nil,
+        _ path: String, _ body: some Encodable, as: Answer.Type = Answer.self, overall: Duration? = nil,
         attemptTimeout: Duration? = nil
     ) throws(VaultError) -> Answer {
         let data: Data
         do {
-            data = try JSONSerialization.data(withJSONObject: body)
+            data = try JSONEncoder().encode(body)
         } catch {
             throw .invalidInput("cannot encode an etcd request")
         }
@@ -216,10 +216,9 @@ public final class EtcdClient: Sendable {
     /// Gets a token for the configured user from `endpoint`; nil when that worked, else the
     /// outcome to act on.
     private func authenticate(_ endpoint: URL, limit: Duration) -> Outcome? {
-        let body: [String: Any] = [
-            "name": configuration.user ?? "", "password": String(decoding: password?.bytes ?? [], as: UTF8.self),
-        ]
-        guard let data = try? JSONSerialization.data(withJSONObject: body) else { return .failed("cannot encode") }
+        let body = EtcdWire.AuthenticateRequest(
+            name: configuration.user ?? "", password: String(decoding: password?.bytes ?? [], as: UTF8.self))
+        guard let data = try? JSONEncoder().encode(body) else { return .failed("cannot encode") }
         switch send(endpoint, "/v3/auth/authenticate", data, limit: limit, authorized: false) {
         case .ok(let answer):
             guard let token = (try? JSONDecoder().decode(EtcdWire.AuthenticateResponse.self, from: answer))?.token, !token.isEmpty
