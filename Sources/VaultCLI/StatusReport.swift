@@ -96,44 +96,32 @@ struct StatusReport {
         return lines
     }
 
-    /// The agent object of one account in the JSON output.
-    private static func agentObject(_ kept: AgentStatusReport.Account?) -> [String: Any] {
-        [
-            "kept": kept?.kept ?? false, "state": value(kept?.state), "next_refresh_at": value(kept?.nextRefresh.map(time)),
-            "last_refresh_at": value(kept?.lastRefresh.map(time)), "last_error": value(kept?.lastError),
-        ]
+    /// What the agent does with one account, for the JSON output.
+    private static func keptAccount(_ kept: AgentStatusReport.Account?) -> StatusJSON.KeptAccount {
+        StatusJSON.KeptAccount(
+            kept: kept?.kept ?? false, state: kept?.state, nextRefreshAt: kept?.nextRefresh.map(time),
+            lastRefreshAt: kept?.lastRefresh.map(time), lastError: kept?.lastError)
     }
-
-    /// `text`, or JSON's null.
-    private static func value(_ text: String?) -> Any { text.map { $0 as Any } ?? NSNull() }
 
     /// One JSON object (ASCII, keys sorted).
     func json(backend: String, reason: String) -> String {
-        let accounts: [[String: Any]] = statuses.map { status in
-            let coolDownEnd = status.coolDownEnd(at: now, coolDown: coolDown)
-            var object: [String: Any] = [
-                "server": status.server, "account": status.account, "provider": Self.value(status.settings?.provider.rawValue),
-                "grant": Self.value(status.settings?.grant.rawValue),
-                "access_token_expires_at": Self.value(status.accessTokenExpiry.map(Self.time)),
-                "access_token_valid": status.accessTokenIsValid(at: now), "refresh_token": status.hasRefreshToken,
-                "refresh_token_expires_at": Self.value(status.refreshTokenExpiry.map(Self.time)),
-                "last_refresh_at": Self.value(status.obtainedAt.map(Self.time)), "password_stored": status.hasPassword,
-                "cool_down_until": Self.value(coolDownEnd.map(Self.time)), "usable": status.isUsable(at: now, coolDown: coolDown),
-            ]
-            if let agent { object["agent"] = Self.agentObject(agent.account(server: status.server, account: status.account)) }
-            if let who = status.identity {
-                var identity: [String: Any] = ["sub": who.subject, "issuer": who.issuer]
-                identity["name"] = who.name
-                identity["email"] = who.email
-                object["signed_in_as"] = identity
-            } else {
-                object["signed_in_as"] = NSNull()
-            }
-            return object
+        let accounts = statuses.map { status in
+            StatusJSON.Account(
+                server: status.server, account: status.account, provider: status.settings?.provider.rawValue,
+                grant: status.settings?.grant.rawValue, accessTokenExpiresAt: status.accessTokenExpiry.map(Self.time),
+                accessTokenValid: status.accessTokenIsValid(at: now), refreshToken: status.hasRefreshToken,
+                refreshTokenExpiresAt: status.refreshTokenExpiry.map(Self.time), lastRefreshAt: status.obtainedAt.map(Self.time),
+                passwordStored: status.hasPassword, coolDownUntil: status.coolDownEnd(at: now, coolDown: coolDown).map(Self.time),
+                usable: status.isUsable(at: now, coolDown: coolDown),
+                signedInAs: status.identity.map { StatusJSON.Identity(sub: $0.subject, issuer: $0.issuer, name: $0.name, email: $0.email) },
+                agent: agent.map { Self.keptAccount($0.account(server: status.server, account: status.account)) })
         }
-        var root: [String: Any] = ["backend": backend, "backend_reason": reason, "usable": allUsable && !statuses.isEmpty, "accounts": accounts]
-        if let agent { root["agent"] = ["version": agent.agent, "locked": agent.locked] }
-        let data = (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
+        let report = StatusJSON(
+            backend: backend, backendReason: reason, usable: allUsable && !statuses.isEmpty, accounts: accounts,
+            agent: agent.map { StatusJSON.Agent(version: $0.agent, locked: $0.locked) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(report)) ?? Data()
         return ASCIIJSON.escaped(String(decoding: data, as: UTF8.self))
     }
 }
