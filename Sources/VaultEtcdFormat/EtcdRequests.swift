@@ -86,8 +86,8 @@ extension EtcdWire {
         }
     }
 
-    /// `/v3/auth/authenticate`. Its password is not in any description.
-    package struct AuthenticateRequest: Encodable, Sendable, CustomStringConvertible {
+    /// `/v3/auth/authenticate`. Its password is in no description and no reflection (`dump`).
+    package struct AuthenticateRequest: Encodable, Sendable, CustomStringConvertible, CustomReflectable {
         var name: String
         var password: String
 
@@ -97,5 +97,6 @@ extension EtcdWire {
         }
 
         package var description: String { "AuthenticateRequest(name: \(name), password: <redacted>)" }
+        package var customMirror: Mirror { Mirror(self, children: ["name": name, "password": "<redacted>"]) }
     }
 }

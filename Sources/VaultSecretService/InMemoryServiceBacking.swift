@@ -9,7 +9,11 @@ import VaultSync
 /// every read and write (a slow disk). Nothing is kept anywhere else.
 package final class InMemoryServiceBacking: SecretServiceBacking {
     package struct State {
-        package var contents = VaultContents()
+        package var contents = VaultContents() {
+            didSet { revision = .next() }
+        }
+        /// Changes with every change of ``contents``.
+        package var revision = ContentsRevision.next()
         package var locked = false
         package var keyCached = true
         package var delay: Duration = .zero
@@ -43,6 +47,10 @@ package final class InMemoryServiceBacking: SecretServiceBacking {
     package func slowNextRead(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
 
     package func contents() async throws(VaultError) -> VaultContents {
+        try await revisedContents().contents
+    }
+
+    package func revisedContents() async throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision) {
         let delay = state.withLock { state in
             defer { state.slowNext = .zero }
             return state.delay + state.slowNext
@@ -52,7 +60,7 @@ package final class InMemoryServiceBacking: SecretServiceBacking {
         guard !locked else { throw .locked("the vault is locked") }
         return state.withLock {
             $0.reads += 1
-            return $0.contents
+            return ($0.contents, $0.revision)
         }
     }
 

@@ -13,6 +13,11 @@ public protocol SecretServiceBacking: Sendable {
     /// The contents now. Throws ``VaultError/locked(_:)`` while the key is not held.
     func contents() async throws(VaultError) -> VaultContents
 
+    /// ``contents()`` with its snapshot's revision (``ContentsRevision``): the provider
+    /// reuses what it derived from contents of the same revision (the items' attribute
+    /// index) instead of deriving it again. By default every read is a new revision.
+    func revisedContents() async throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision)
+
     /// One read-modify-write of the contents (``VaultContentsStore/modifyContents(_:)``):
     /// `change` returns whether it changed anything. Throws ``VaultError/locked(_:)`` while
     /// the key is not held.
@@ -31,4 +36,10 @@ public protocol SecretServiceBacking: Sendable {
     /// Calls `handler` after every change of ``isLocked`` (a `vault lock`, a key cache that
     /// ran out, an unlock), so the provider can tell its clients.
     func onLockChange(_ handler: @escaping @Sendable () -> Void)
+}
+
+extension SecretServiceBacking {
+    public func revisedContents() async throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision) {
+        (try await contents(), ContentsRevision.next())
+    }
 }

@@ -128,7 +128,10 @@ extension ProviderCore {
     /// (`PropertiesChanged`) and `CollectionChanged`.
     func lockChanged() {
         let locked = backing.isLocked
-        let ids = state.withLock { $0.knownCollections }
+        let ids = state.withLock { state in
+            if locked { state.followed = nil }
+            return state.knownCollections
+        }
         for id in ids {
             let path = ObjectPath.collectionPath(id)
             emit(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
+import Logging
 import Testing
 import VaultStore
 import VaultTestSupport
@@ -92,5 +93,45 @@ struct AttributeIndexTests {
             attributes[names.randomElement(using: &random)!] = values.randomElement(using: &random)!
         }
         return attributes
+    }
+}
+
+/// What the index is built from and when it is reused, against the bytes clients see
+/// (attack review of the index: both made a search find the other normalization).
+@Suite("Secret Service search: the index follows the bytes", .offThePool)
+struct AttributeIndexBytesTests {
+    static let precomposed = "jos\u{E9}"
+    static let decomposed = "jose\u{301}"
+
+    /// A vault whose credential of `account` sits under the dictionary key of `keyAccount`
+    /// (what saving the other normalization over an existing key leaves).
+    static func contents(account: String, keyAccount: String) -> VaultContents {
+        let key = CredentialKey(server: "h.example", account: keyAccount)
+        let stored = CredentialKey(server: "h.example", account: account)
+        return VaultContents(credentials: [key: Credential(key: stored, secret: Secret("one"), label: "h")])
+    }
+
+    static func found(_ model: ServiceModel, _ user: String) -> Int { model.search(["user": user]).count }
+
+    @Test("a credential is indexed by its own key's bytes, not by the dictionary's key")
+    func credentialsOwnKey() {
+        let contents = Self.contents(account: Self.decomposed, keyAccount: Self.precomposed)
+        var paths = ItemPaths()
+        _ = paths.update(for: contents)
+        let model = ServiceModel(contents: contents, paths: paths, index: AttributeIndex(contents))
+        #expect(Self.found(model, Self.decomposed) == 1 && Self.found(model, Self.precomposed) == 0)
+    }
+
+    @Test("contents rewritten to another normalization are indexed again, though Swift finds them equal")
+    func equivalentContentsAreNotReused() async throws {
+        let backing = InMemoryServiceBacking(Self.contents(account: Self.precomposed, keyAccount: Self.precomposed))
+        let core = ProviderCore(backing: backing, logger: Logger(label: "test"))
+        #expect(Self.found(try await core.model(), Self.precomposed) == 1)
+        #expect(Self.found(try await core.model(), Self.precomposed) == 1, "the same snapshot, reused")
+        let rewritten = Self.contents(account: Self.decomposed, keyAccount: Self.decomposed)
+        #expect(rewritten == backing.current, "Swift's == cannot tell them apart")
+        backing.state.withLock { $0.contents = rewritten }
+        let model = try await core.model()
+        #expect(Self.found(model, Self.decomposed) == 1 && Self.found(model, Self.precomposed) == 0)
     }
 }

@@ -15,6 +15,11 @@ struct AgentVaultBacking: SecretServiceBacking {
         return try await Blocking.run { () throws(VaultError) in try store.contents() ?? VaultContents() }
     }
 
+    func revisedContents() async throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision) {
+        let store = try await heldStore()
+        return try await Blocking.run { () throws(VaultError) in try store.revisedContents() ?? (VaultContents(), .next()) }
+    }
+
     func modify(_ change: @escaping @Sendable (inout VaultContents) throws(VaultError) -> Bool) async throws(VaultError) {
         let store = try await heldStore()
         try await Blocking.run { () throws(VaultError) in try store.modifyContents(change) }

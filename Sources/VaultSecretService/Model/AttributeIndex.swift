@@ -21,7 +21,9 @@ struct AttributeIndex: Sendable {
 
     init(_ contents: VaultContents) {
         entries.reserveCapacity(contents.credentials.count + contents.items.count)
-        for key in contents.credentials.keys { add(.credential(key), ServiceItemShape.attributes(for: key)) }
+        // The credential's own key, not the dictionary's: the dictionary keeps the first
+        // of two canonically equivalent keys, the credential the bytes saved last.
+        for credential in contents.credentials.values { add(.credential(credential.key), ServiceItemShape.attributes(for: credential.key)) }
         for (reference, item) in contents.items { add(.service(reference), item.attributes) }
     }
 

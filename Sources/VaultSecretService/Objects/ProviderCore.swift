@@ -39,22 +39,23 @@ package final class ProviderCore: Sendable {
         for _ in 0..<16 {
             let generation = await quietGeneration()
             let contents: VaultContents
+            let revision: ContentsRevision
             do throws(VaultError) {
-                contents = try await contentsUnlocking()
+                (contents, revision) = try await contentsUnlocking()
             } catch {
                 throw fault(error)
             }
             let ids = [ServiceCollection.loginID] + contents.collections.keys.filter { $0 != ServiceCollection.loginID }.sorted()
-            // Compared and indexed outside the lock: the same snapshot compares at once.
+            // Indexed outside the lock; the same snapshot (revision) reuses its index and paths.
             let seen = state.withLock { $0.followed }
-            let reused = seen.map { $0.generation == generation && $0.contents == contents } ?? false
+            let reused = seen.map { $0.generation == generation && $0.revision == revision } ?? false
             let index = reused ? seen?.index ?? AttributeIndex(contents) : AttributeIndex(contents)
             let paths: ItemPaths? = state.withLock { (state) -> ItemPaths? in
                 guard !state.changing, state.pathsGeneration == generation else { return nil }
                 state.knownCollections = ids
-                if !reused || state.followed?.generation != generation {
+                if !reused || state.followed?.generation != generation || state.followed?.revision != revision {
                     if state.paths.update(for: contents).changed { state.pathsGeneration += 1 }
-                    state.followed = (contents, index, state.pathsGeneration)
+                    state.followed = (revision, index, state.pathsGeneration)
                 }
                 return state.paths
             }
@@ -151,12 +152,12 @@ package final class ProviderCore: Sendable {
         }
     }
 
-    private func contentsUnlocking() async throws(VaultError) -> VaultContents {
+    private func contentsUnlocking() async throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision) {
         do throws(VaultError) {
-            return try await backing.contents()
+            return try await backing.revisedContents()
         } catch  where error.withoutRemedy.isLocked {
             guard await backing.unlock() else { throw error }
-            return try await backing.contents()
+            return try await backing.revisedContents()
         }
     }
 

@@ -29,11 +29,11 @@ package struct ProviderState: Sendable {
     /// a read that raced one does not update ``paths`` from older contents
     /// (``ProviderCore/model()``).
     var pathsGeneration: UInt64 = 0
-    /// The contents ``paths`` followed at generation `generation`, and their attribute
-    /// index: reads of the same contents (the backing hands out one snapshot while the file
-    /// is unchanged) reuse both instead of walking every item again. Dropped when a change
-    /// starts, so the backing edits its snapshot in place instead of copying it.
-    var followed: (contents: VaultContents, index: AttributeIndex, generation: UInt64)?
+    /// The snapshot (``ContentsRevision``) ``paths`` followed at generation `generation`,
+    /// and its attribute index: reads of the same snapshot (the backing hands out one while
+    /// the file is unchanged) reuse both instead of walking every item again. Dropped when
+    /// a change starts and when the vault locks (the index holds the items' attributes).
+    var followed: (revision: ContentsRevision, index: AttributeIndex, generation: UInt64)?
     /// True while one of the provider's own changes is under way; the reads and changes
     /// waiting for it to end.
     var changing = false

@@ -44,7 +44,11 @@ public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
         var newFile: (header: VaultFileFormat.Header, keys: VaultKeys)?
         /// The last file contents seen and what they decoded to.
         var snapshotBytes: [UInt8]?
-        var snapshotContents = VaultContents()
+        var snapshotContents = VaultContents() {
+            didSet { snapshotRevision = .next() }
+        }
+        /// Changes with every snapshot (``ContentsRevision``).
+        var snapshotRevision = ContentsRevision.next()
         /// The order of the last write, reused by the next (``WriteOrder``).
         var writeOrder = WriteOrder()
         /// Set by ``dropKeys()``: nothing is read or written any more.
@@ -182,6 +186,13 @@ public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
     /// file changed. See ``VaultContentsStore/contents()``.
     public func contents() throws(VaultError) -> VaultContents? {
         try state.withLock { state throws(VaultError) in try currentContents(&state) }
+    }
+
+    /// ``contents()`` and its snapshot's revision: the same while the file is unchanged.
+    public func revisedContents() throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision)? {
+        try state.withLock { state throws(VaultError) in
+            try currentContents(&state).map { ($0, state.snapshotRevision) }
+        }
     }
 
     /// One read-modify-write under the file lock (creating the file when there is none),

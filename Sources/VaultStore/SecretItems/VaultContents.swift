@@ -102,4 +102,14 @@ public protocol VaultContentsStore: SecureStore {
     /// `change` returns whether it changed anything (nothing is written otherwise). The
     /// file is written at version 1 while ``VaultContents/fitsVersion1``, else version 2.
     func modifyContents(_ change: (inout VaultContents) throws(VaultError) -> Bool) throws(VaultError)
+
+    /// ``contents()`` with the revision of the snapshot it is: the same revision again
+    /// means the same contents, byte for byte. By default every read is a new revision.
+    func revisedContents() throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision)?
+}
+
+extension VaultContentsStore {
+    public func revisedContents() throws(VaultError) -> (contents: VaultContents, revision: ContentsRevision)? {
+        try contents().map { ($0, ContentsRevision.next()) }
+    }
 }
