@@ -174,7 +174,8 @@ let package = Package(
         ),
         // vault.order: the link order of its functions (Scripts/build-release, Scripts/generate-order-file).
         .executableTarget(name: "vault", dependencies: ["VaultStoreCLI"], exclude: ["vault.order"]),
-        .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"]),
+        // vault-auth.order: the link order of the agent's functions (Scripts/generate-order-file --agent).
+        .executableTarget(name: "vault-auth", dependencies: ["VaultCLI"], exclude: ["vault-auth.order"]),
         // git's credential helper protocol over a store. Its command, with the store commands'
         // options, is the executable's: the fuzz build then compiles no command-line parser.
         .target(name: "GitCredential", dependencies: ["VaultStore"]),

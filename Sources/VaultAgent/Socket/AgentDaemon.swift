@@ -61,6 +61,9 @@ public enum AgentDaemon {
             await notifier.ready(status: status)
             // Said without -v too: where, which accounts, which files (issue 37).
             logger.notice("\(agent.startLine(serving: place))")
+            // Start-up's code is not needed at rest: the kernel may have its pages back.
+            let released = StartupPages.release()
+            logger.info("advised the kernel to reclaim \(released / 1024) KiB of start-up pages of the program file")
             // STATUS= kept current: the connections open, when that changes.
             guard notifier.socketPath != nil else { return }
             while !Task.isCancelled {
