@@ -2,30 +2,13 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 /// The attribute sets that make a keyring item vault's item for a key: the neighbours rule.
-///
-/// The keyring is shared with git, mail clients and browsers, and a search by `user` +
-/// `server` also returns their items (a search matches a subset of the attributes). vault
-/// treats an item as the item of key K only when its attribute set, ignoring `xdg:schema`
-/// and KeePassXC's own attributes, is **exactly** one of K's shapes:
-///
-/// - `.current`: for a password key, `user` + the `NetworkAddress` attributes of a canonical URL, or
-///   `user` + `server` = the whole server name otherwise; for the other kinds, `vault-kind`, `vault-server`,
-///   `vault-account`.
-/// - `.plainPair` (password keys only): `user` + `server` = the whole server name (what
-///   `secret-tool store user A server S` writes).
-/// - `.legacy` (password keys only): what vault wrote before: `user`, `server` = the whole URL, `protocol`,
-///   `port` when the URL names one.
-///
-/// Any other item (another `protocol`, `port` or `object`, an `authtype`, a `domain`,
-/// another application's attributes) is never read, changed or removed, even when its
-/// `user` and `server` match. So is an item of another application's schema: a password
-/// item's `xdg:schema`, when it has one, must be the network-password schema (vault's and
-/// git's), `org.git.Password` (later git's) or `org.freedesktop.Secret.Generic` (what
-/// `secret-tool store` writes); an item
-/// of the other kinds must carry vault's own schema or none. Shapes are ranked in this order (best first): `load` reads
-/// the best, newest item; `save` updates the best `.current` or `.plainPair` item (or
-/// creates a `.current` one) and deletes the key's other items, so a legacy item is
-/// rewritten in the current shape; `remove` deletes them all.
+/// The keyring is shared with git, mail clients and browsers, so an item is the item of key
+/// K only when its attributes, ignoring `xdg:schema` and KeePassXC's own, are **exactly**
+/// one of K's shapes, and its schema is one vault's and git's items have; any other item is
+/// never read, changed or removed. Ranked best first: `load` reads the best, newest item;
+/// `save` updates the best `.current` or `.plainPair` item and deletes the key's others.
+/// The shapes, schemas and ranks: docs/secret-service.md, "Other applications' items are
+/// never touched".
 enum ItemShape: Int, Comparable, Sendable {
     case current, plainPair, legacy
 

@@ -13,30 +13,14 @@ import VaultSync
     import Darwin
 #endif
 
-/// Asks, within a time bound, whether a Secret Service answers on the session bus.
-///
-/// The probe never triggers D-Bus autolaunch and never hangs:
-/// - with `DBUS_SESSION_BUS_ADDRESS` unset or empty (or an `autolaunch:` address) it
-///   answers at once without calling GLib at all;
-/// - otherwise it connects to exactly that address, asks the bus whether
-///   `org.freedesktop.secrets` has an owner, and asks the owner for its `Collections`
-///   property without D-Bus activation (`NO_AUTO_START`), on a thread of its own;
-/// - a service that the bus says is there but that has not answered within `timeout` (a
-///   keyring on a loaded machine) counts as available: the store's own calls then wait
-///   for it, each within its bound;
-/// - a bus that has not said, within `timeout`, whether the name has an owner is waited
-///   for up to ``undecidedFactor`` times as long; then the outcome is *undecided*, and
-///   automatic selection stops there instead of choosing the file.
-///
-/// Why not the file when in doubt: the command would then act on another store than the
-/// user's keyring (a `remove` that removes nothing and exits 0, a `save` the keyring never
-/// sees). Only a clear absence (no address, no socket, no owner, a service that answers
-/// with an error) chooses the file.
-///
-/// When the address is the process's own `DBUS_SESSION_BUS_ADDRESS`, the probe uses the
-/// connection of `SessionBus` (GLib's shared one, or vault's own after that was closed),
-/// which the store and its libsecret calls then reuse; else it opens (and closes) a
-/// private connection.
+/// Asks, within a time bound, whether a Secret Service answers on the session bus, never
+/// autolaunching D-Bus, never activating a service (`NO_AUTO_START`) and never hanging.
+/// Only a clear absence (no address, no socket, no owner, an error answer) chooses the
+/// file: a bus that does not say within the bound is *undecided*, since choosing the file
+/// then would act on another store than the user's keyring (a `remove` that removes
+/// nothing and exits 0). A service the bus names that is slow to answer counts as there.
+/// On the process's own bus address it uses ``SessionBus``'s connection, which the store
+/// then reuses. Docs: docs/secret-service.md, "Using vault on a server".
 public enum SecretServiceProbe {
     /// The environment variable that names the session bus.
     public static let busAddressVariable = "DBUS_SESSION_BUS_ADDRESS"
