@@ -3,8 +3,9 @@
 # TRACE ran that no earlier trace ran, one mangled name per line, for lld's
 # --symbol-ordering-file (Scripts/generate-order-file). Callgrind's compressed names:
 # "ob=(N) path" and "fn=(N) name" define a name once, "(N)" reuses it.
-import re, sys
-binary, traces = sys.argv[1], sys.argv[2:]
+import os, re, sys
+# callgrind names the binary by its real path (links resolved).
+binary, traces = os.path.realpath(sys.argv[1]), sys.argv[2:]
 seen, order = set(), []
 for path in traces:
     objects, functions, current, new = {}, {}, None, []
@@ -18,10 +19,12 @@ for path in traces:
             table[number] = name
         if kind == "ob":
             current = objects.get(number)
-        elif kind == "fn" and current == binary:
+        elif kind == "fn" and current is not None and os.path.realpath(current) == binary:
             function = functions.get(number)
             if function and not function.startswith("0x") and function not in seen:
                 seen.add(function)
                 new.append(function)
     order += sorted(new)  # by name within a trace: a stable file, modules kept together
+if not order:
+    sys.exit("order-from-callgrind: no function of %s in the traces" % binary)
 print("\n".join(order))

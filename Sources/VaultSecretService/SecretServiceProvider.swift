@@ -129,7 +129,10 @@ extension ProviderCore {
     func lockChanged() {
         let locked = backing.isLocked
         let ids = state.withLock { state in
-            if locked { state.followed = nil }
+            if locked {
+                state.followed = nil
+                state.locks += 1
+            }
             return state.knownCollections
         }
         for id in ids {

@@ -38,6 +38,7 @@ package final class ProviderCore: Sendable {
     func model() async throws(ServiceFault) -> ServiceModel {
         for _ in 0..<16 {
             let generation = await quietGeneration()
+            let locks = state.withLock { $0.locks }
             let contents: VaultContents
             let revision: ContentsRevision
             do throws(VaultError) {
@@ -55,7 +56,8 @@ package final class ProviderCore: Sendable {
                 state.knownCollections = ids
                 if !reused || state.followed?.generation != generation || state.followed?.revision != revision {
                     if state.paths.update(for: contents).changed { state.pathsGeneration += 1 }
-                    state.followed = (revision, index, state.pathsGeneration)
+                    // Not kept when the vault locked since this read began: a locked vault's index is not kept.
+                    state.followed = state.locks == locks ? (revision, index, state.pathsGeneration) : nil
                 }
                 return state.paths
             }

@@ -34,6 +34,8 @@ package struct ProviderState: Sendable {
     /// the file is unchanged) reuse both instead of walking every item again. Dropped when
     /// a change starts and when the vault locks (the index holds the items' attributes).
     var followed: (revision: ContentsRevision, index: AttributeIndex, generation: UInt64)?
+    /// Counts the vault's locks, so a read that a lock overtook does not keep its index.
+    var locks: UInt64 = 0
     /// True while one of the provider's own changes is under way; the reads and changes
     /// waiting for it to end.
     var changing = false
