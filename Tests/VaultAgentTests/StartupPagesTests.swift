@@ -7,15 +7,16 @@ import VaultTestSupport
 @testable import VaultAgent
 
 /// The agent gives back its start-up pages (docs/agent.md, "Memory"): the program file's
-/// read-only mappings are found, advised, and the process goes on running the code in them.
+/// mappings are found, advised, and the process goes on running the code in them.
 @Suite("vault agent: start-up pages given back", .offThePool)
 struct StartupPagesTests {
-    @Test("the read-only mappings of the program are read from a maps text, and no others")
+    @Test("the private mappings of the program are read from a maps text, and no others")
     func mappingsOfTheProgram() {
         let maps = """
             55d0c0000000-55d0c0100000 r--p 00000000 fe:01 123 /usr/bin/vault auth
             55d0c0100000-55d0c0900000 r-xp 00100000 fe:01 123 /usr/bin/vault auth
             55d0c0900000-55d0c0a00000 rw-p 00900000 fe:01 123 /usr/bin/vault auth
+            55d0c0a00000-55d0c0b00000 rw-s 00a00000 fe:01 123 /usr/bin/vault auth
             7f0000000000-7f0000100000 r-xp 00000000 fe:01 456 /usr/lib/x86_64-linux-gnu/libc.so.6
             7f0000200000-7f0000300000 r-xp 00000000 fe:01 123 /usr/bin/vault authx
             7f0000300000-7f0000400000 rw-p 00000000 00:00 0
@@ -24,6 +25,7 @@ struct StartupPagesTests {
         #expect(
             StartupPages.mappings(in: maps, program: "/usr/bin/vault auth") == [
                 .init(start: 0x55d0_c000_0000, end: 0x55d0_c010_0000), .init(start: 0x55d0_c010_0000, end: 0x55d0_c090_0000),
+                .init(start: 0x55d0_c090_0000, end: 0x55d0_c0a0_0000),
             ])
     }
 

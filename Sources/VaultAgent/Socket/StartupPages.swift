@@ -13,8 +13,9 @@
 /// socket and the bus) runs code that an agent at rest never runs again, and the kernel
 /// keeps every page it touched resident, 64 KiB around each (fault-around): most of an
 /// idle agent's resident memory. Once the agent serves, ``release()`` asks the kernel to
-/// reclaim the program file's read-only mappings (`madvise(MADV_PAGEOUT)`, Linux 5.4);
-/// what serving needs comes back on first use, from the page cache or the file. Pages
+/// reclaim the program file's private mappings (`madvise(MADV_PAGEOUT)`, Linux 5.4): pages
+/// still as in the file are dropped and come back on first use, from the page cache or
+/// the file; pages the process wrote stay (they would go to swap, contents kept). Pages
 /// another process maps too are left alone by the kernel, and locked memory
 /// (``MemoryHardening``) is not reclaimed. Docs: docs/agent.md, "Memory".
 package enum StartupPages {
@@ -27,17 +28,17 @@ package enum StartupPages {
         package var end: UInt
     }
 
-    /// The read-only mappings (code, constants) of the program file in `/proc/self/maps`.
+    /// The private mappings (code, constants, data) of the program file in `/proc/self/maps`.
     package static func programMappings() -> [Mapping] {
         guard let program = resolvedPath("/proc/self/exe"), let maps = try? readFile("/proc/self/maps") else { return [] }
         return mappings(in: maps, program: program)
     }
 
-    /// The mappings of `program` that are read-only (`r-xp`, `r--p`) in a `/proc/PID/maps` text.
+    /// The private mappings of `program` (`r-xp`, `r--p`, `rw-p`) in a `/proc/PID/maps` text.
     package static func mappings(in maps: String, program: String) -> [Mapping] {
         maps.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, fields[1] == "r-xp" || fields[1] == "r--p",
+            guard fields.count == 6, ["r-xp", "r--p", "rw-p"].contains(fields[1]),
                 fields[5].trimmingPrefix(while: { $0 == " " }) == program
             else { return nil }
             let bounds = fields[0].split(separator: "-")
@@ -47,7 +48,7 @@ package enum StartupPages {
         }
     }
 
-    /// Advises the kernel to reclaim the program file's read-only pages; the bytes advised
+    /// Advises the kernel to reclaim the program file's pages; the bytes advised
     /// (0 when the kernel refused: before Linux 5.4, or no mapping found).
     @discardableResult
     package static func release() -> Int {
