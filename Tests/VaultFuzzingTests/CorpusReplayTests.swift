@@ -11,8 +11,7 @@ import VaultTestSupport
 /// fuzzers' findings stay regression tests in the ordinary `swift test`, without libFuzzer.
 @Suite("fuzz targets over their kept inputs", .cpuBound)
 struct CorpusReplayTests {
-    static let fuzzDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz")
+    static let fuzzDirectory = URL(fileURLWithPath: PackageRoot.appending("Tests/Fuzz"))
 
     static func inputs(_ kind: String, _ target: String) throws -> [URL] {
         let folder = fuzzDirectory.appendingPathComponent(kind).appendingPathComponent(target)

@@ -2,12 +2,12 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 import Foundation
+import VaultTestSupport
 
 /// What the DH session tests share: random bytes, and where the helpers are.
 enum DHTestSupport {
     /// Tests/Helpers/dh-client, the independent Python client of the DH session.
-    static let client: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Helpers/dh-client").path
+    static let client: String = PackageRoot.appending("Tests/Helpers/dh-client")
 
     static func random(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()

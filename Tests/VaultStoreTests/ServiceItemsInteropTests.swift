@@ -11,8 +11,7 @@ private typealias F = ServiceItemsFixtures
 /// The independent Python implementation of the format (`Scripts/file-format-vectors.py`)
 /// and vault read each other's version 2 files, written with fresh salts and nonces.
 @Suite(.offThePool) struct ServiceItemsInteropTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Scripts/file-format-vectors.py").path
+    static let script = PackageRoot.appending("Scripts/file-format-vectors.py")
 
     struct PythonContents: Decodable {
         struct Header: Decodable { var version: Int }

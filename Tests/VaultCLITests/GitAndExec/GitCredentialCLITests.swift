@@ -267,8 +267,7 @@ struct GitCredentialCLITests {
 @Suite("git clone with the password from git-credential-vault", .offThePool)
 struct GitCloneCLITests {
     static let serverPath: String = {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Helpers/git-http-server").path
+        PackageRoot.appending("Tests/Helpers/git-http-server")
     }()
 
     @Test(

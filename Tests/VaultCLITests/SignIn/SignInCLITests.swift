@@ -17,8 +17,7 @@ struct SignInFixture: Sendable {
     var browserLog: String { "\(auth.dir)/browser.log" }
 
     static let browserPath: String = {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Helpers/test-browser").path
+        PackageRoot.appending("Tests/Helpers/test-browser")
     }()
 
     /// The environment of a vault child whose browser is the test helper in `mode`.

@@ -481,7 +481,7 @@ import VaultTestSupport
     @Test("the systemd user units install with the prefix and pass systemd-analyze verify")
     func systemdUnits() async throws {
         try await withTemporaryDirectory("vault-units") { directory in
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            let root = PackageRoot.path
             let installed = try await ChildProcess.runAsync(
                 root + "/Scripts/install-units", [directory + "/prefix", "/opt/vault"], environment: ["PATH": "/usr/bin:/bin"])
             #expect(installed.status == 0, "\(installed.err)")

@@ -98,8 +98,7 @@ struct GitCredentialInteropTests {
         try await withTemporaryDirectory("vault-git-ss") { dir in
             let git = GitFixture(dir: dir, fileBackend: false)
             let tool = "\(dir)/store-git-password"
-            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("Helpers/store-git-password.c").path
+            let source = PackageRoot.appending("Tests/Helpers/store-git-password.c")
             let build = try await ChildProcess.runAsync(
                 "/bin/sh", ["-c", "cc -o \"$1\" \"$2\" $(pkg-config --cflags --libs glib-2.0 libsecret-1)", "sh", tool, source],
                 environment: ["PATH": "/usr/bin:/bin"], timeout: 120)

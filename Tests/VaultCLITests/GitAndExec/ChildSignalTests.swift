@@ -71,8 +71,7 @@ struct ChildSignalTests {
 
     @Test("Scripts/with-keyring started by a test leaves no dbus-daemon or keyring daemon behind")
     func withKeyringLeavesNothing() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
+        let root = PackageRoot.path
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         environment["VAULT_KEYRING_HOME"] = nil
@@ -105,8 +104,7 @@ struct ChildSignalTests {
     /// that is the user's own keyring.
     @Test("Scripts/with-keyring: a keyring daemon D-Bus-activated after a crash gets the private HOME and is stopped at exit")
     func withKeyringActivatedDaemonStaysPrivate() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
+        let root = PackageRoot.path
         try await withTemporaryDirectory("with-keyring-activation") { home in
             var environment = ProcessInfo.processInfo.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = nil

@@ -22,8 +22,7 @@ final class KeePassXCInstance {
     private let holder: ChildProcess
     private let directory: String
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let packageRoot = PackageRoot.path
 
     init(_ settings: Settings = Settings(), home: String) throws {
         directory = try TemporaryDirectory.make(prefix: "vault-kpx")

@@ -144,8 +144,7 @@ import VaultTestSupport
     }
 
     static let readmePath: String = {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md").path
+        PackageRoot.appending("README.md")
     }()
 
     /// Lines of the discussion that are commands to type (or their continuations).

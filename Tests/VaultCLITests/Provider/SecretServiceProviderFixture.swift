@@ -114,7 +114,6 @@ struct ProviderFixture: Sendable {
         }
     }
 
-    /// The repository's root (this file is `Tests/VaultCLITests/…`).
-    static let root: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    /// The repository's root.
+    static let root: String = PackageRoot.path
 }

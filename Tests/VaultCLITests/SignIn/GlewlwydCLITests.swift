@@ -20,8 +20,7 @@ struct GlewlwydProvider: Sendable {
     var api: String { settings["GLEWLWYD_API"] ?? "" }
 
     static let startScript: String = {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Helpers/glewlwyd-start").path
+        PackageRoot.appending("Tests/Helpers/glewlwyd-start")
     }()
 
     /// Whether Debian's glewlwyd is installed (Scripts/bootstrap installs it); `Scripts/test`

@@ -13,8 +13,7 @@ import VaultTestSupport
 @Suite("vault agent across a keyring restart", .offThePool) struct AgentKeyringRestartTests {
     @Test("after the keyring daemon restarts, the agent's rotations are stored again")
     func rotationsStoredAfterRestart() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
+        let root = PackageRoot.path
         let configuration = AuthServerConfiguration(
             accessTokenLifetime: 3, refreshTokenLifetime: 3600, users: [CredentialPair(name: "alice", secret: AuthFixture.password)])
         try await withReferenceServer(configuration) { running in

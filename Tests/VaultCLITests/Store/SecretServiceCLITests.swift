@@ -404,13 +404,11 @@ final class CLISeparateKeyring: @unchecked Sendable {
     let address: String
 
     init() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         environment["VAULT_KEYRING_HOME"] = nil
         running = try RunningKeyringProcess(
-            script: root.appendingPathComponent("Scripts/with-keyring").path, environment: environment)
+            script: PackageRoot.appending("Scripts/with-keyring"), environment: environment)
         address = running.firstLine
         guard address.hasPrefix("unix:") else {
             running.stop()

@@ -10,7 +10,7 @@ import VaultTestSupport
 /// them, options are never hyphenated, and vault.1 has the sections a manual has, with the
 /// README's environment variables and exit codes.
 @Suite(.offThePool) struct ManualPageTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = PackageRoot.path
     static let bin = URL(fileURLWithPath: VaultProcess.vaultPath).deletingLastPathComponent().path
     /// Built by Scripts/test and .ci/run (`swift build --product generate-manual`); in a
     /// sanitized run, in the plain build's folder.

@@ -55,9 +55,8 @@ struct MarkdownBlock: Sendable, CustomStringConvertible {
 
 /// Reads the fenced blocks of the repository's documentation.
 enum MarkdownExamples {
-    /// The repository's root directory (this file is `Tests/VaultCLITests/…`).
-    static let root: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    /// The repository's root directory.
+    static let root: String = PackageRoot.path
 
     /// README.md and every docs/*.md.
     static let documents: [String] = {
