@@ -252,6 +252,29 @@ struct IDTokenVerifierTests {
         #expect(transport.requests.all.count == 2, "one fetch at first use, one for the unknown kid")
     }
 
+    @Test("keys that share a kid are each tried, in either order; a key of that kid but another alg is not; a stranger's key still fails")
+    func keysSharingAKid() async throws {
+        let provider = TestProvider()
+        func entry(_ key: ES256PublicKey, alg: String = "ES256") -> String {
+            let parameters = key.parameters!
+            return #"{"kty":"EC","crv":"P-256","kid":"\#(provider.kid)","alg":"\#(alg)","x":"\#(parameters.x)","y":"\#(parameters.y)"}"#
+        }
+        let other = ES256PrivateKey().publicKey
+        let token = try await provider.sign(provider.claims())
+        for keys in [[entry(provider.key.publicKey), entry(other)], [entry(other), entry(provider.key.publicKey)]] {
+            let (verifier, _) = provider.verifier(jwks: #"{"keys":["# + keys.joined(separator: ",") + "]}")
+            #expect(try await verifier.verify(token, nonce: "n-1").subject == "user-1")
+        }
+        let (wrongAlg, _) = provider.verifier(jwks: #"{"keys":["# + entry(provider.key.publicKey, alg: "ES384") + "]}")
+        await #expect { try await wrongAlg.verify(token, nonce: "n-1") } throws: {
+            "\($0)".contains("its algorithm is not the one of its key")
+        }
+        let (strangers, _) = provider.verifier(jwks: #"{"keys":["# + entry(other) + "," + entry(ES256PrivateKey().publicKey) + "]}")
+        await #expect { try await strangers.verify(token, nonce: "n-1") } throws: {
+            "\($0)".contains("its signature does not verify")
+        }
+    }
+
     @Test("Core §12.2: a refresh's ID token must name the same user, issuer and audience")
     func refreshContinuity() async throws {
         let provider = TestProvider()

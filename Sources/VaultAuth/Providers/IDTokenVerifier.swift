@@ -27,10 +27,18 @@ public actor IDTokenVerifier {
     private let transport: any HTTPTransport
     private let clock: any AuthClock
     private let timeout: Duration
-    private var keys: [String: JWK]?
+    /// The published keys by `kid`: several when a set gives one `kid` to more than one key
+    /// (RFC 7517 §4.5 only asks that it should not), each tried in turn.
+    private var keys: [String: [JWK]]?
     private var anonymousKey: JWK?
-    /// One jwt-kit collection per key id in use ("" for the only key), dropped on each fetch.
-    private var collections: [String: JWTKeyCollection] = [:]
+    /// One jwt-kit collection per key in use, dropped on each fetch.
+    private var collections: [KeyPosition: JWTKeyCollection] = [:]
+
+    /// A published key: its `kid` and its place among the keys that share it.
+    private struct KeyPosition: Hashable {
+        var kid: String
+        var index: Int
+    }
     /// How many times the JWKS was fetched (for tests and benchmarks).
     public private(set) var fetches = 0
 
@@ -69,30 +77,34 @@ public actor IDTokenVerifier {
         // RFC 7515 §4.1.11: extensions marked critical must be understood; this verifier knows none.
         guard !header.namesCritical else { throw Self.refusal("it names critical header extensions") }
         let kid = header.kid?.value
-        let key = try await key(for: kid)
-        if let keyAlgorithm = key.algorithm, keyAlgorithm.rawValue != algorithm {
-            throw Self.refusal("its algorithm is not the one of its key")
-        }
-        try await checkSignature(token, key: key, kid: kid ?? Self.anonymousKid)
+        // A key that names its algorithm signs with that one only (RFC 7517 §4.4).
+        let fitting = try await keys(for: kid).enumerated().filter { $0.element.algorithm.map { $0.rawValue == algorithm } ?? true }
+        guard !fitting.isEmpty else { throw Self.refusal("its algorithm is not the one of its key") }
+        try await checkSignature(token, keys: fitting.map { (KeyPosition(kid: kid ?? Self.anonymousKid, index: $0.offset), $0.element) })
         guard let claims = IDTokenClaims(payload: payload) else { throw Self.refusal("a required claim is missing or unusable") }
         try check(claims, nonce: nonce, previous: previous)
         return claims
     }
 
-    /// Checks the signature with a collection holding `key` alone (made once per key and kept).
-    private func checkSignature(_ token: String, key: JWK, kid: String) async throws(AuthError) {
-        do {
-            let collection: JWTKeyCollection
-            if let kept = collections[kid] {
-                collection = kept
-            } else {
-                collection = try await JWTKeyCollection().add(jwk: key, isDefault: true)
-                collections[kid] = collection
+    /// Accepts the signature when one of `keys` verifies it, each with a collection holding
+    /// that key alone (made once per key and kept).
+    private func checkSignature(_ token: String, keys: [(KeyPosition, JWK)]) async throws(AuthError) {
+        for (position, key) in keys {
+            do {
+                let collection: JWTKeyCollection
+                if let kept = collections[position] {
+                    collection = kept
+                } else {
+                    collection = try await JWTKeyCollection().add(jwk: key, isDefault: true)
+                    collections[position] = collection
+                }
+                _ = try await collection.verify(token, as: SignatureOnly.self)
+                return
+            } catch {
+                continue
             }
-            _ = try await collection.verify(token, as: SignatureOnly.self)
-        } catch {
-            throw Self.refusal("its signature does not verify")
         }
+        throw Self.refusal("its signature does not verify")
     }
 
     private func check(_ claims: IDTokenClaims, nonce: String?, previous: IDTokenClaims?) throws(AuthError) {
@@ -121,9 +133,9 @@ public actor IDTokenVerifier {
         }
     }
 
-    /// The key for `kid` (or the only key, for a token without `kid`), fetching the JWKS
-    /// when none is kept or, once, when the kept one lacks it.
-    private func key(for kid: String?) async throws(AuthError) -> JWK {
+    /// The keys published as `kid` (or the only key, for a token without `kid`), fetching
+    /// the JWKS when none is kept or, once, when the kept one lacks it. Never empty.
+    private func keys(for kid: String?) async throws(AuthError) -> [JWK] {
         if keys == nil { try await fetch() }
         if let found = lookup(kid) { return found }
         try await fetch()
@@ -131,8 +143,8 @@ public actor IDTokenVerifier {
         throw Self.refusal("it is signed by a key the provider does not publish")
     }
 
-    private func lookup(_ kid: String?) -> JWK? {
-        guard let kid else { return anonymousKey }
+    private func lookup(_ kid: String?) -> [JWK]? {
+        guard let kid else { return anonymousKey.map { [$0] } }
         return keys?[kid]
     }
 
@@ -147,7 +159,7 @@ public actor IDTokenVerifier {
         guard let published = OAuthJSON.decode(PublishedKeySet.self, body) else {
             throw .server(status: response.status.code, message: "the provider's JWKS is not a key set")
         }
-        var found: [String: JWK] = [:]
+        var found: [String: [JWK]] = [:]
         var usable: [JWK] = []
         for entry in published.keys {
             // Keys of types this verifier cannot use (encryption keys, unknown types) are
@@ -155,7 +167,7 @@ public actor IDTokenVerifier {
             guard case .value(let key) = entry, var jwk = key.jwk, key.isForSignatures else { continue }
             usable.append(jwk)
             if let kid = jwk.keyIdentifier?.string {
-                found[kid] = jwk
+                found[kid, default: []].append(jwk)
             } else {
                 // jwt-kit keeps keys by id: a key published without one gets a name of ours.
                 jwk.keyIdentifier = JWKIdentifier(string: Self.anonymousKid)
