@@ -9,17 +9,17 @@ struct StatusJSON: Encodable {
     struct Account: Encodable {
         var server: String
         var account: String
-        var provider: String?
-        var grant: String?
-        var accessTokenExpiresAt: String?
+        @NullWhenAbsent var provider: String?
+        @NullWhenAbsent var grant: String?
+        @NullWhenAbsent var accessTokenExpiresAt: String?
         var accessTokenValid: Bool
         var refreshToken: Bool
-        var refreshTokenExpiresAt: String?
-        var lastRefreshAt: String?
+        @NullWhenAbsent var refreshTokenExpiresAt: String?
+        @NullWhenAbsent var lastRefreshAt: String?
         var passwordStored: Bool
-        var coolDownUntil: String?
+        @NullWhenAbsent var coolDownUntil: String?
         var usable: Bool
-        var signedInAs: Identity?
+        @NullWhenAbsent var signedInAs: Identity?
         /// Present when an agent answered.
         var agent: KeptAccount?
 
@@ -29,24 +29,6 @@ struct StatusJSON: Encodable {
             case refreshToken = "refresh_token", refreshTokenExpiresAt = "refresh_token_expires_at"
             case lastRefreshAt = "last_refresh_at", passwordStored = "password_stored", coolDownUntil = "cool_down_until"
             case signedInAs = "signed_in_as"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(server, forKey: .server)
-            try container.encode(account, forKey: .account)
-            try container.encode(provider, forKey: .provider)
-            try container.encode(grant, forKey: .grant)
-            try container.encode(accessTokenExpiresAt, forKey: .accessTokenExpiresAt)
-            try container.encode(accessTokenValid, forKey: .accessTokenValid)
-            try container.encode(refreshToken, forKey: .refreshToken)
-            try container.encode(refreshTokenExpiresAt, forKey: .refreshTokenExpiresAt)
-            try container.encode(lastRefreshAt, forKey: .lastRefreshAt)
-            try container.encode(passwordStored, forKey: .passwordStored)
-            try container.encode(coolDownUntil, forKey: .coolDownUntil)
-            try container.encode(usable, forKey: .usable)
-            try container.encode(signedInAs, forKey: .signedInAs)
-            try container.encodeIfPresent(agent, forKey: .agent)
         }
     }
 
@@ -60,23 +42,14 @@ struct StatusJSON: Encodable {
     /// What the agent does with the account.
     struct KeptAccount: Encodable {
         var kept: Bool
-        var state: String?
-        var nextRefreshAt: String?
-        var lastRefreshAt: String?
-        var lastError: String?
+        @NullWhenAbsent var state: String?
+        @NullWhenAbsent var nextRefreshAt: String?
+        @NullWhenAbsent var lastRefreshAt: String?
+        @NullWhenAbsent var lastError: String?
 
         enum CodingKeys: String, CodingKey {
             case kept, state
             case nextRefreshAt = "next_refresh_at", lastRefreshAt = "last_refresh_at", lastError = "last_error"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(kept, forKey: .kept)
-            try container.encode(state, forKey: .state)
-            try container.encode(nextRefreshAt, forKey: .nextRefreshAt)
-            try container.encode(lastRefreshAt, forKey: .lastRefreshAt)
-            try container.encode(lastError, forKey: .lastError)
         }
     }
 
