@@ -2,30 +2,10 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 /// The exact `message` strings the reference auth API puts in its `{"code","message"}`
-/// error bodies.
-///
-/// Clients match on these strings, so they are part of the API and must stay stable.
-///
-/// Authentication errors (HTTP 401) — a client treats these as "the credentials or tokens
-/// are not good (any more)":
-/// - ``wrongLoginOrPassword`` = `"wrong login or password"` (`/api/login`)
-/// - ``invalidAccessToken`` = `"invalid access token"` (`/api/get_devs`: missing, malformed,
-///   badly signed or revoked token, or a refresh token presented as an access token)
-/// - ``accessTokenExpired`` = `"access token expired"` (`/api/get_devs`)
-/// - ``invalidRefreshToken`` = `"invalid refresh token"` (`/api/refresh_tokens`: missing,
-///   malformed, badly signed, already used (rotation), revoked, or an access token presented
-///   as a refresh token)
-/// - ``refreshTokenExpired`` = `"refresh token expired"` (`/api/refresh_tokens`)
-///
-/// Other errors (not authentication errors):
-/// - ``loginAlreadyExists`` = `"login already exists"` (409, `/api/register`)
-/// - ``malformedJSON`` = `"malformed JSON body"` (400)
-/// - ``missingCredentials`` = `"login and password are required"` (400)
-/// - ``unsupportedContentType`` = `"unsupported content type"` (400)
-/// - ``bodyTooLarge`` = `"request body too large"` (400)
-/// - ``notFound`` = `"not found"` (404)
-/// - ``methodNotAllowed`` = `"method not allowed"` (405)
-/// - ``internalError`` = `"internal server error"` (500, including injected faults)
+/// error bodies. Clients match on these strings, so they are part of the API and must stay
+/// stable. The five 401s say "the credentials or tokens are not good (any more)"; the others
+/// are not authentication errors. Which route answers each, and when: docs/reference-server.md,
+/// "Error messages".
 public enum AuthServerMessages {
     /// Login failed: unknown login or wrong password (401).
     public static let wrongLoginOrPassword = "wrong login or password"

@@ -18,21 +18,11 @@ public struct SystemClock: AuthClock {
 }
 
 /// Converts the server's absolute times to the local clock, using the offset between
-/// the response's `Date` header and the local time it arrived.
-///
-/// The server wrote its `Date` (truncated to whole seconds, D) at some moment between
-/// the local times the request was sent (s) and the response arrived (r), so the true
-/// offset lies in (D − r, D + 1 − s). The estimate is that interval's upper end, which
-/// can only move expiries *earlier* on the local clock, never later: a slow response
-/// never makes an expired token look valid. Estimates within ±1.5 s are taken as zero
-/// (the clocks agree as far as one-second dates can tell).
-///
-/// The correction is bounded by `maximumOffset` (one day either way): a measured offset
-/// beyond it is not applied at all (`exceedsBound`, reported with `--verbose`). A `Date`
-/// header a year off is far more likely a broken server than a broken local clock, and
-/// applying it would make every token look expired (a refresh before every request) or
-/// valid for a year; uncorrected, the expiries the server sent still hold, and a 401
-/// still leads to one refresh.
+/// the response's `Date` header and the local time it arrived. The estimate can only move
+/// expiries *earlier* on the local clock, never later, so a slow response never makes an expired
+/// token look valid; within ±1.5 s it is zero, and beyond ``maximumOffset`` (a day either way) it
+/// is not applied at all (`exceedsBound`, reported with `--verbose`): such a `Date` is more likely
+/// a broken server than a broken local clock. The arithmetic and why: docs/tokens.md, "Clock skew".
 public struct ClockSkew: Sendable, Equatable {
     /// Server time minus local time, in seconds, as applied (0 beyond the bound).
     public let offset: TimeInterval

@@ -16,23 +16,13 @@ public protocol Reauthenticating: Sendable {
 }
 
 /// Answers "a valid token for this account", as golang.org/x/oauth2's `TokenSource` does:
-/// what a ``Requester`` sends, what `vault token` prints, what an agent hands out.
-///
-/// - A `stale` token (within the leeway of expiry) or an `expired` one is refreshed first.
-///   When a stale token cannot be refreshed for a transient reason, the still-valid token
-///   is used.
-/// - Exactly one refresh runs at a time in a process: every caller that needs it waits for
-///   it. Across processes the refresh holds the account's lock (``AccountLocking``, chosen
-///   by ``Requester/Configuration/lock``) and re-reads the store under it, adopting tokens
-///   another process already refreshed.
-/// - New tokens are written to the store before any waiter resumes; tokens the store
-///   refused are kept in memory and stored on the next use.
-/// - A dead refresh token leads to one silent login by the ``Reauthenticating`` given, if
-///   any and if the provider can log in without a person.
-/// - Transient failures (5xx, timeouts) never discard the stored tokens.
-///
-/// A fresh token held in memory is answered without a hop onto the actor (one short
-/// mutex read); everything else goes through the actor's state machine (``TokenState``).
+/// what a ``Requester`` sends, what `vault token` prints, what an agent hands out. A `stale` or
+/// `expired` token is refreshed first (a stale one is still used when the refresh fails for a
+/// transient reason); one refresh runs at a time in a process, and across processes under the
+/// account's lock (``AccountLocking``), re-reading the store. New tokens are stored before any
+/// waiter resumes (refused ones are kept in memory until the next use); a dead refresh token
+/// leads to one silent login (``Reauthenticating``); transient failures never discard stored
+/// tokens. The rules, and the fast path: docs/tokens.md, "One refresh at a time".
 public actor TokenSource {
     /// The account whose tokens this source keeps.
     public nonisolated let account: AccountItems

@@ -7,20 +7,10 @@ import VaultStore
 import VaultStoreCLI
 
 /// The etcd backend's configuration as the command makes it: each `--etcd-…` option, else
-/// its variable, and the variables that have no option; checked by ``EtcdConfiguration``,
-/// whose problems are worded here with the options.
-///
-/// | variable | option | meaning |
-/// | --- | --- | --- |
-/// | `VAULT_ETCD_ENDPOINTS` | `--etcd-endpoints` | `URL,URL,…`: `https://` (or, to this machine, `http://`) host and port, no path |
-/// | `VAULT_ETCD_INSECURE_HTTP=1` | `--etcd-insecure-http` | allow `http://` to another machine (clear text) |
-/// | `VAULT_ETCD_PREFIX` | `--etcd-prefix` | the key prefix vault owns (default `/vault/`) |
-/// | `VAULT_ETCD_CACERT` | `--etcd-cacert` | PEM file of the CAs that sign the members' certificates |
-/// | `VAULT_ETCD_CERT`, `VAULT_ETCD_KEY` | `--etcd-cert`, `--etcd-key` | the client certificate and its key (PEM) |
-/// | `VAULT_ETCD_USER` | `--etcd-user` | etcd user name (etcd's own authentication) |
-/// | `VAULT_ETCD_PASSWORD_FILE` | `--etcd-password-file` | the file holding that user's password |
-/// | `VAULT_ETCD_TIMEOUT` | | seconds an operation may take over every endpoint (default 10) |
-/// | `VAULT_ETCD_LOCK_TTL` | | seconds the refresh lock's lease lives without keep-alive (default 5) |
+/// its `VAULT_ETCD_…` variable, and the variables that have no option (`VAULT_ETCD_TIMEOUT`,
+/// `VAULT_ETCD_LOCK_TTL`); checked by ``EtcdConfiguration``, whose problems are worded here with
+/// the options. What each option and variable means, and its default: the README's "Environment
+/// variables" table and docs/fleet.md, "Setting it up".
 package enum EtcdSettings {
     /// Registers ``configuration(_:)`` as the etcd backend's maker (``BackendConfigurations``).
     /// A person at a terminal is told when etcd is waited for (``EtcdWaitNotice``).

@@ -6,25 +6,14 @@ import VaultEtcdFormat
 import VaultStore
 import VaultSync
 
-/// A fleet's shared store on etcd, end-to-end encrypted: etcd and whoever administers it
-/// see one parameters record and opaque items (``FleetFormat``), never a server, an
-/// account, a label or a secret.
-///
-/// - Keys under ``EtcdConfiguration/prefix``: `params` (format version, scrypt
-///   parameters, salt and a MAC that checks the passphrase), `items/<hidden name>` (one
-///   sealed item each), `locks/<hidden name>` (the fleet's refresh locks, see
-///   ``EtcdAccountLocking``). Nothing else under the prefix, or outside it, is read or written.
-/// - The passphrase comes from ``PassphraseSource`` (the file backend's sources) only when
-///   the fleet's keys are first needed, at most once per instance, and the key cache is
-///   used by the file backend's rules (``KeyUnlocker``). Reading an empty fleet (no
-///   parameters record) asks for nothing and finds nothing.
-/// - Every write is one etcd transaction guarded by the parameters record's `mod_revision`,
-///   so no item is ever sealed under keys the fleet no longer uses; the parameters record
-///   itself is created by a transaction that succeeds only while it does not exist, so
-///   two machines creating the fleet at once agree on one salt. Items are whole values, so
-///   a save never merges with another machine's write: one of them is the last, intact.
-/// - Calls block (etcd round trips, a key derivation); each is bounded by
-///   ``EtcdConfiguration/timeout``, and a fleet without quorum is `.backendUnavailable`.
+/// A fleet's shared store on etcd, end-to-end encrypted: etcd and whoever administers it see one
+/// parameters record and opaque items (``FleetFormat``), never a server, an account, a label or a
+/// secret; only `params`, `items/` and `locks/` (``EtcdAccountLocking``) under
+/// ``EtcdConfiguration/prefix`` are read or written. The passphrase (``PassphraseSource``) is asked
+/// for at most once, when the keys are first needed, with the file backend's key cache rules
+/// (``KeyUnlocker``). Every write is one transaction guarded by the parameters record's `mod_revision`;
+/// calls block, each within ``EtcdConfiguration/timeout``, and a fleet without quorum is
+/// `.backendUnavailable`. Why: docs/fleet.md, "What is in etcd" and "How it behaves".
 public final class EtcdStore: KeyDroppingStore {
     /// The connection to etcd.
     public let client: EtcdClient

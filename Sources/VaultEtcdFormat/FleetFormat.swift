@@ -4,28 +4,13 @@
 import Crypto
 import VaultStore
 
-/// The fleet's records in etcd, version 1. Integers big-endian; see docs/fleet.md.
-///
-/// The parameters record, at `PREFIX` + `params` (85 bytes):
-/// ```
-///  0  8  magic 89 56 4C 45 0D 0A 1A 0A ("\x89VLE\r\n\x1a\n")
-///  8  2  format version = 1
-/// 10  1  KDF id (1 = scrypt)    11  1  log2 N    12  4  r    16  4  p
-/// 20 32  salt
-/// 52  1  AEAD id (1 = AES-256-GCM)
-/// 53 32  HMAC-SHA256 of bytes 0..<53 followed by the record's etcd key, under the params key
-/// ```
-/// An item, at `PREFIX` + `items/` + hex(HMAC-SHA256(name key, kind, server, account)):
-/// ```
-///  0  1  item format = 1
-///  1 12  nonce
-/// 13  n  AES-256-GCM ciphertext of the item (one entry of the file's item encoding,
-///        padded to 256 bytes), associated data = the item's etcd key
-/// 13+n 16 tag
-/// ```
-/// The keys come from scrypt(passphrase, salt) through HKDF-SHA256, one per use: so the
-/// parameters record checks the passphrase, names hide servers and accounts, and a value
-/// moved to another key (or another prefix) fails authentication.
+/// The fleet's records in etcd, version 1, integers big-endian: the 85-byte parameters record at
+/// `PREFIX` + `params` (magic `"\x89VLE\r\n\x1a\n"`, version, scrypt parameters, salt, AEAD id,
+/// and an HMAC over it and its own etcd key), and each item at `PREFIX` + `items/` + a hex HMAC of
+/// kind, server and account, sealed with AES-256-GCM with its etcd key as associated data. The keys
+/// come from scrypt(passphrase, salt) through HKDF-SHA256, one per use: so the parameters record
+/// checks the passphrase, names hide servers and accounts, and a value moved to another key (or
+/// another prefix) fails authentication. Byte by byte: docs/fleet.md, "The records, byte by byte".
 package enum FleetFormat {
     package static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x45, 0x0D, 0x0A, 0x1A, 0x0A]
     package static let version: UInt16 = 1

@@ -4,21 +4,14 @@
 import Crypto
 import VaultSync
 
-/// How a vault protected by a passphrase (the encrypted file, a fleet on etcd) finds its
-/// master key: the passphrase asked for at most once per instance, the key cache tried
-/// first, scrypt otherwise, and every key checked before it is used.
-///
-/// ``unlock(kdf:salt:cacheName:notice:mayAsk:asksAgain:open:)`` is the whole rule:
-/// 1. A key kept in the cache (``KeyCachePolicy``) is tried on the vault (`open`); one that
-///    does not open it is dropped from the cache. One that does serves when no passphrase
-///    was given without a prompt, or when the given one is the kept key's
-///    (``CachedVaultKey/admits(_:)``, one HMAC); otherwise the given one decides, as without a
-///    cache, so a wrong or former passphrase never opens the vault.
-/// 2. Else the passphrase (known, given, or asked for) derives the key; a key that does not
-///    open the vault forgets the passphrase and is `.wrongPassphrase`, unless the source asks
-///    again (``PassphraseSource/passphraseAfterRefusal(attempt:)``, with `asksAgain`).
-/// 3. A derived key that opens the vault is kept in the cache, with the verifier of its
-///    passphrase, when the policy adds keys (``KeyCachePolicy/storesNewKeys``).
+/// How a vault protected by a passphrase (the encrypted file, a fleet on etcd) finds its master
+/// key, in ``unlock(kdf:salt:cacheName:notice:mayAsk:asksAgain:open:)``: the passphrase asked for
+/// at most once per instance, the key cache (``KeyCachePolicy``) tried first, scrypt otherwise,
+/// and every key checked by `open` before it is used. A given passphrase must be the kept key's
+/// (``CachedVaultKey/admits(_:)``, one HMAC) or is derived as without a cache, so a wrong or
+/// former one never opens the vault; a refused one is forgotten (`.wrongPassphrase`) unless the
+/// source asks again (``PassphraseSource/passphraseAfterRefusal(attempt:)``). A derived key is
+/// kept when ``KeyCachePolicy/storesNewKeys``. The rule step by step: docs/unattended.md, "The key cache".
 public final class KeyUnlocker: Sendable {
     /// Where the passphrase comes from.
     public let source: PassphraseSource

@@ -9,21 +9,13 @@
     import Darwin
 #endif
 
-/// A value that one thread at a time may use: vault's lock for state shared between
-/// threads and tasks, used the way `Synchronization.Mutex` is (`Locked(State())`,
-/// `state.withLock { $0.count += 1 }`).
-///
-/// Why not `Mutex` itself: with Swift 6.3.1 on Linux, the standard library's `Mutex`
-/// locks through a futex in code ThreadSanitizer does not instrument, and `withLock` is
-/// inlined into the caller, so under `Scripts/test --sanitize thread` every access the
-/// lock guards is reported as a data race, with no frame of the lock left for a
-/// suppression to match (docs/testing.md). `Locked` locks a `pthread_mutex_t`, whose
-/// lock and unlock ThreadSanitizer intercepts and orders, so the sanitized build checks
-/// the same lock that ships and a report is a real race.
-///
-/// The contract is `Mutex`'s: `body` runs with the lock held and must not call
-/// `withLock` on the same value again (the mutex is not recursive: that traps), nor
-/// block for long, since every other user of the value waits for it.
+/// A value that one thread at a time may use: vault's lock for state shared between threads
+/// and tasks, used the way `Synchronization.Mutex` is (`Locked(State())`,
+/// `state.withLock { $0.count += 1 }`), over a `pthread_mutex_t` that ThreadSanitizer sees, where
+/// `Mutex` is reported as racing (docs/testing.md, "Testing under the sanitizers"). The contract
+/// is `Mutex`'s: `body` runs with the lock held and must not call `withLock` on the same value
+/// again (the mutex is not recursive: that traps), nor block for long, since every other user of
+/// the value waits for it.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value

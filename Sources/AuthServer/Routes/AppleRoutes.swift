@@ -10,21 +10,12 @@ struct AppleErrorReply: Codable, Sendable, Equatable {
     var error: OAuthErrorCode
 }
 
-/// Sign in with Apple's three server endpoints under `/apple`, served only when
-/// ``AuthServerConfiguration/appleClients`` names a client. Requests are
-/// `application/x-www-form-urlencoded` with `client_id` and `client_secret` (a JWT the client
-/// signs ES256, see ``AppleClientDirectory``); errors are `{"error"}`, all 400 (a bad client
-/// secret too: `invalid_client`), `server_error` 500.
-///
-/// - `POST /apple/auth/token`, `grant_type=authorization_code` (`code`, optional
-///   `redirect_uri`) -> 200 `{"access_token","token_type","expires_in","refresh_token","id_token"}`;
-///   `grant_type=refresh_token` (`refresh_token`) -> the same without `refresh_token` (the
-///   presented one stays valid). A used, expired, revoked or foreign code or token is
-///   `invalid_grant`; another grant `unsupported_grant_type`; a missing field
-///   `invalid_request`. The refresh fault switch (``RefreshFaults``) applies to both grants.
-/// - `GET /apple/auth/keys` -> the JWKS of the RS256 ID-token key.
-/// - `POST /apple/auth/revoke` (`token`, optional `token_type_hint`) -> 200, empty, also for
-///   an unknown token (RFC 7009 §2.2).
+/// Sign in with Apple's three server endpoints under `/apple` (`auth/token`, `auth/keys`,
+/// `auth/revoke`), served only when ``AuthServerConfiguration/appleClients`` names a client.
+/// Requests are `application/x-www-form-urlencoded` with `client_id` and `client_secret` (a JWT
+/// the client signs ES256, see ``AppleClientDirectory``); errors are `{"error"}`, 400 (a bad
+/// client secret too: `invalid_client`) or 500 for `server_error`. A refresh does not rotate the
+/// refresh token. Each endpoint's fields and errors: docs/reference-server.md, "Sign in with Apple".
 struct AppleRoutes: Sendable {
     let components: ServerComponents
     let apple: AppleService

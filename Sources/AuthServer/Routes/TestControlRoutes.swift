@@ -4,26 +4,11 @@
 import Foundation
 import Hummingbird
 
-/// Test-only controls, served only with ``AuthServerConfiguration/testControls``
-/// (`--test-controls`). Bodies are JSON; replies are JSON; unknown logins give 404.
-///
-/// - `POST /api/test/fault` `{"mode", "count":Int?, "hangSeconds":Double?}`, the mode one of
-///   ``RefreshFaultMode`` (`normal`, `status500`, `emptyStatus400`, `emptyStatus401`,
-///   `garbage`, `hang`, `stallBody`) -> 200 `{"mode","remaining"?,"hangSeconds"}` (see ``RefreshFaults``)
-/// - `POST /api/test/revoke_refresh_tokens` `{"login"}` -> 200 `{"login","revoked":Int}`
-/// - `POST /api/test/revoke_access_tokens` `{"login"}` -> 200 `{"login"}`
-/// - `POST /api/test/set_password` `{"login","password"}` -> 200 `{"login"}`
-/// - `POST /api/test/reset_stats` -> 200 the (zeroed) stats
-/// - `POST /api/test/refresh_log` -> 200 `{"entries":[{"login","at","outcome":"refreshed"|"reused"}],"dropped"}`:
-///   the refresh-token rotations since the last call (``RefreshLog``), which are then forgotten
-/// - `POST /api/test/rotate_signing_key` -> 200 `{"kid"}` (the old key is no longer served)
-/// - `POST /api/test/issuer` `{"issuer":String?}` -> 200 `{"issuer"}`: the issuer the metadata
-///   and ID tokens name (`null`: the base URL again)
-/// - `POST /api/test/apple_code` ``AppleCodeRequest`` -> 200 `{"code"}`: a Sign in with Apple
-///   authorization code; 404 without an Apple client or for an unknown `client_id`, 400 without
-///   `client_id` when several are registered
-/// - `POST /api/test/device_decision` `{"user_code","login","decision":"allow"|"deny"}` -> 200
-///   `{"user_code"}`, 404 for an unknown or answered code or an unknown login
+/// Test-only controls under `/api/test/`, served only with ``AuthServerConfiguration/testControls``
+/// (`--test-controls`): the refresh fault switch (``RefreshFaults``), token revocation, a new
+/// password, the stats, the refresh log (``RefreshLog``), signing-key rotation, the issuer, Sign in
+/// with Apple codes and device-grant decisions. Bodies and replies are JSON; unknown logins give
+/// 404. Each route's body and reply: docs/reference-server.md, "Test controls".
 struct TestControlRoutes: Sendable {
     let components: ServerComponents
 

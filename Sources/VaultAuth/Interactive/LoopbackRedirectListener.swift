@@ -39,25 +39,12 @@ public struct RefusedConnection: Sendable, Hashable, CustomStringConvertible {
 
 /// The loopback redirect listener of a native app (RFC 8252 §7.3): an HTTP server on
 /// `127.0.0.1` at a port the system picks, or at exactly the host, port and path of a
-/// ``LoopbackRedirect`` given (`--redirect-uri`), for the browser of vault's own user only.
-///
-/// - **Its own user only**: a connection is served only when the client's socket belongs to
-///   the uid vault runs as (``LoopbackPeerOwner``, asked of the kernel by sock_diag). Any other
-///   connection, or one whose owner cannot be found, is closed before a byte is read and
-///   reported to `refused` (once per owner); the listener goes on waiting.
-/// - **The start link**: the browser is given ``startURL``,
-///   `http://HOST:PORT/start/<32 random bytes, base64url>`, never the authorization
-///   URL (another local user can read any process's argv). Its first `GET` answers with a
-///   302 to the authorization URL and sets a one-time cookie (`HttpOnly; SameSite=Lax;
-///   Path=/`, named after the port); a second `GET` ends the sign-in (another program used
-///   the link).
-/// - **The redirect**: `GET` of the redirect URI's path (`/callback` by default) with the
-///   `Host` it listens on must carry that cookie,
-///   else the sign-in ends the same way; then the request's `state`. A wrong `Host`, path,
-///   start token or `state`, or a second redirect after the first, gets a short error page
-///   and is ignored. The accepted redirect gets a page saying the tab can be closed.
-///
-/// ``close()`` stops listening; nothing listens after it.
+/// ``LoopbackRedirect`` given (`--redirect-uri`), for the browser of vault's own user only: other
+/// uids' connections (``LoopbackPeerOwner``) are closed unread and reported to `refused`. The
+/// browser gets ``startURL``, a one-time link that redirects to the authorization URL and sets a
+/// cookie, never that URL itself (other users can read argv); the redirect is taken once, only
+/// with that cookie, `Host`, path and `state`, and a reused link or a missing cookie ends the
+/// sign-in. ``close()`` stops listening. Each step: docs/tokens.md, "The sign-in listener".
 public final class LoopbackRedirectListener: Sendable {
     /// The port it listens on.
     public let port: Int

@@ -6,23 +6,15 @@ import HTTPTypes
 import Logging
 import VaultStore
 
-/// An OAuth 2.0 token endpoint (RFC 6749): the password grant (§4.3) for login and
-/// silent re-login, the refresh_token grant (§6), and the client_credentials grant
-/// (§4.4) for service accounts, whose "re-login" is simply a new client_credentials
-/// request. The client authenticates by HTTP Basic (§2.3.1) or form fields; a public
-/// client (no secret) sends only `client_id` in the form (§3.2.1), no `Authorization`.
-///
-/// The interactive grants (authorization code, device) obtain their first tokens through
-/// ``exchange(code:verifier:redirectURI:nonce:)`` and ``pollDevice(_:)``; when their refresh
-/// token dies, ``login(account:password:)`` throws ``AuthError/interactionRequired(_:)``.
-/// ID tokens are kept only once ``idTokenVerifier`` accepted them (none: they are dropped).
-///
-/// Errors (§5.2): `invalid_grant` is `.authentication` (the refresh token or the password
-/// is no good: log in again), and so is a 400 or 401 to a refresh that names no error;
-/// `invalid_client` and the other client-side codes are `.configuration`; 5xx and 429 are
-/// `.server` whatever their body, timeouts `.network`. `expires_in` is
-/// relative, so no clock correction is needed; so is `refresh_expires_in`, kept as the
-/// refresh token's expiry when a provider sends it (Keycloak does).
+/// An OAuth 2.0 token endpoint (RFC 6749): the password grant (§4.3) for login and silent
+/// re-login, the refresh_token grant (§6), and the client_credentials grant (§4.4) for service
+/// accounts; the client authenticates by HTTP Basic or form fields, a public client by `client_id`
+/// alone. The interactive grants get their first tokens through
+/// ``exchange(code:verifier:redirectURI:nonce:)`` and ``pollDevice(_:)``; when their refresh token
+/// dies, ``login(account:password:)`` throws ``AuthError/interactionRequired(_:)``. ID tokens are
+/// kept only once ``idTokenVerifier`` accepted them. Errors (§5.2): `invalid_grant`, or a 400 or
+/// 401 to a refresh naming no error, is `.authentication`; other client-side codes `.configuration`;
+/// 5xx and 429 `.server`; timeouts `.network`. Details: docs/tokens.md, "OAuth 2.0 token endpoints".
 public struct OAuth2Provider: AuthProvider {
     /// The token endpoint (``LoginSettings/tokenURL``); every grant is posted here.
     public let tokenURL: URL

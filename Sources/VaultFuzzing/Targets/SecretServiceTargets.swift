@@ -9,21 +9,11 @@ import VaultSync
 
 /// The Secret Service provider (`vault agent --secret-service`, docs/secret-service.md): a
 /// sequence of method calls to its real routing (``ProviderCore``), over a vault in memory
-/// and with no bus.
-///
-/// Input: calls separated by ``delimiter`` (at most ``maxCalls``). A call is a byte picking
-/// the object (a table of the provider's paths, then the paths earlier replies named), a
-/// byte picking the method (``SecretServiceCalls/methods``), a flags byte, then the body's
-/// bytes as GLib reads them for the method's signature. Flags: 1 a signature from the input
-/// (a length byte, then its characters), 2 a path from the input (likewise), 4 the caller is
-/// another uid, 8 another client of this uid, 16 `vault lock` first, 32 no key cache.
-///
-/// Invariants: every call gets exactly one answer, a reply of the method's documented
-/// signature or a documented D-Bus error; another uid only ever gets `AccessDenied`
-/// (introspecting `/` and its children aside); a failed call and a call that only reads
-/// leave the contents as they were; the items the harness placed as another program's
-/// change only through a successful call addressed to them (their path, their collection's
-/// `Delete`, a `CreateItem` replacing exactly their attributes).
+/// and with no bus. Input: calls separated by ``delimiter`` (at most ``maxCalls``), each an object
+/// byte, a method byte (``SecretServiceCalls/methods``), a flags byte, then the body as GLib reads
+/// it. Invariants: one documented answer per call, `AccessDenied` for another uid, no change from
+/// a failed or reading call, and other programs' items changed only by a call addressed to them.
+/// The flags and the invariants in full: docs/fuzzing.md, "The Secret Service target's input".
 enum SecretServiceTargets {
     static let delimiter: [UInt8] = Array("\n--\n".utf8)
     static let maxCalls = 16

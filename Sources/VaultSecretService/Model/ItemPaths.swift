@@ -3,21 +3,14 @@
 
 import VaultStore
 
-/// Which item each item object path names, for one provider's life, as GNOME Keyring
-/// keeps them: a path names one item only, and is never handed to another item afterwards
-/// (a call on the path of an item that is gone answers `NoSuchObject`); an item keeps its
-/// path while it is there, across reads of a vault file another process changed and across
-/// `SetAttributes` that move it to another key or record (``move(_:to:)``).
-///
-/// "The same item" is the same record seen without a break: a credential of one key
-/// (whatever its secret and label: `vault save` of a key that is there updates it), or a
-/// Service item of one reference. An item the provider sees gone (`vault remove`, `Delete`,
-/// `SetAttributes` to another key) loses its path; when that key comes back it is a new item
-/// with a new path. The map is not kept anywhere: an agent that starts again starts afresh.
-///
-/// A path's last element is, the first time, the item's own id (a credential's
-/// ``ModelItem/id(for:)``, a Service item's reference id), so paths mostly stay the same
-/// across restarts too; when that id was handed out before, a fresh one.
+/// Which item each item object path names, for one provider's life, as GNOME Keyring keeps
+/// them: a path names one item only and is never handed to another item afterwards (a call on
+/// the path of an item that is gone answers `NoSuchObject`); an item keeps its path while it is
+/// there, across other processes' changes of the vault file and across `SetAttributes`
+/// (``move(_:to:)``). The same item is one record seen without a break (a credential of one key,
+/// a Service item of one reference); a path is the item's own id (``ModelItem/id(for:)``) unless
+/// that was handed out before. The map is kept in memory only. Docs: docs/secret-service.md,
+/// "vault as the Secret Service: `vault agent --secret-service`".
 struct ItemPaths: Sendable, Equatable {
     /// An item's object path: its collection and the path's last element.
     struct Path: Hashable, Sendable {

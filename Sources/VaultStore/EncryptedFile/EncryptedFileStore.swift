@@ -10,21 +10,14 @@ import VaultSync
     import Musl
 #endif
 
-/// A vault in one encrypted file, for machines without a Secret Service.
-///
-/// - Format: ``VaultFileFormat`` (docs/file-format.md): scrypt, an authenticated header,
-///   the body sealed with AES-256-GCM; names and labels are encrypted too. Version 1 while
-///   the file holds no Secret Service item or collection, else version 2.
-/// - Every write is a read-modify-write of the whole contents under an exclusive `flock` on
-///   `PATH.lock` (bounded by `lockTimeout`), with an atomic replace: no update is lost, no
-///   crash leaves half a file, and the Secret Service items survive `save` and `remove`.
-/// - The passphrase is asked for (at most once per instance) and the key derived before
-///   the lock is taken, so a person at a prompt never holds up another process.
-/// - A file others can read, a directory others can write, another user's file, a link or
-///   anything but a regular file is refused (docs/file-format.md, "Storage conventions").
-/// - With a ``KeyCachePolicy`` the derived key is kept in the kernel's user keyring
-///   (``CachedVaultKey``); a passphrase that was given is still checked against it, so a
-///   wrong or former passphrase never opens the vault (docs/unattended.md, "The key cache").
+/// A vault in one encrypted file, for machines without a Secret Service: ``VaultFileFormat``
+/// (scrypt, an authenticated header, the body, names and labels included, sealed with AES-256-GCM),
+/// version 1 while it holds no Secret Service item or collection, else 2. Every write is a
+/// read-modify-write of the whole contents under an exclusive `flock` on `PATH.lock`, replaced
+/// atomically; the passphrase is asked for (once per instance) before the lock is taken; unsafe
+/// files and paths are refused; a ``KeyCachePolicy`` keeps the derived key (``CachedVaultKey``),
+/// still checking a given passphrase. Docs: docs/file-format.md ("Versions", "Storage conventions")
+/// and docs/unattended.md ("The key cache").
 public final class EncryptedFileStore: VaultContentsStore, KeyDroppingStore {
     /// The vault file.
     public let path: String

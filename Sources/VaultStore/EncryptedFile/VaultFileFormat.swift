@@ -4,27 +4,12 @@
 import Crypto
 
 /// The on-disk layout of an encrypted vault file, versions 1 and 2 (the same header; the
-/// body, ``ContentsCodec``, of version 2 adds the Secret Service items). All integers big-endian.
-///
-/// ```
-/// offset size
-///  0      8   magic  89 56 4C 54 0D 0A 1A 0A  ("\x89VLT\r\n\x1a\n")
-///  8      2   format version = 1 or 2
-/// 10      1   KDF id (1 = scrypt)
-/// 11      1   log2 N
-/// 12      4   r
-/// 16      4   p
-/// 20     32   salt
-/// 52      1   AEAD id (1 = AES-256-GCM)
-/// 53     12   nonce
-/// 65     32   HMAC-SHA256 of bytes 0..<65 under the header key
-/// 97      n   AES-256-GCM ciphertext of the body, AAD = bytes 0..<97
-/// 97+n   16   GCM tag
-/// ```
-///
-/// The header MAC checks the passphrase (and the header) before the body is opened, so
-/// a wrong passphrase and a modified body are told apart. The body (`ItemCodec`) holds
-/// every server, account, label and secret; nothing about the items is readable.
+/// body, ``ContentsCodec``, of version 2 adds the Secret Service items), all integers big-endian:
+/// a 97-byte header (magic `"\x89VLT\r\n\x1a\n"`, version, scrypt parameters, salt, AEAD id,
+/// nonce, then an HMAC-SHA256 of its first 65 bytes under the header key), the AES-256-GCM body
+/// with the header as AAD, and the tag. The header MAC checks the passphrase before the body is
+/// opened, so a wrong passphrase and a modified body are told apart; the body (`ItemCodec`)
+/// holds every server, account, label and secret. Byte by byte: docs/file-format.md, "Header".
 package enum VaultFileFormat {
     static let magic: [UInt8] = [0x89, 0x56, 0x4C, 0x54, 0x0D, 0x0A, 0x1A, 0x0A]
     /// The newest format version this vault reads and writes.

@@ -9,25 +9,12 @@
     import Darwin
 #endif
 
-/// The two sections a version 2 body adds after vault's own items (``ContentsCodec``):
-/// the collections other than `login`, then the Secret Service items. All big-endian,
-/// `field` = u32 length + bytes:
-///
-/// ```
-/// u32 collection count
-/// per collection: field(id) field(label) u64 created u64 modified          (sorted by id)
-/// u32 item count
-/// per item: field(collection id) field(item id) field(label) field(content type)
-///           u64 created u64 modified u32 attribute count
-///           per attribute: field(name) field(value)                          (sorted by name's UTF-8)
-///           field(secret)                                                    (items sorted by reference)
-/// ```
-///
-/// Reading refuses, as `.corrupted("the decrypted contents are malformed")`: a count larger
-/// than the rest of the body could hold (so a count never makes a large allocation), a field
-/// past the end, an id that is not ``ServiceCollection/isValidID(_:)``, a string that is not
-/// UTF-8, a `login` collection record, two records of one collection, two items with one
-/// reference, two attributes with one name, and an item in a collection that does not exist.
+/// The two sections a version 2 body adds after vault's own items (``ContentsCodec``): the
+/// collections other than `login`, sorted by id, then the Secret Service items, sorted by
+/// reference, each with its attributes sorted by name. Reading refuses anything malformed as
+/// `.corrupted("the decrypted contents are malformed")`, and a count larger than the rest of the
+/// body could hold before it allocates. The layout and every refusal: docs/file-format.md,
+/// "Body, version 2".
 enum ServiceItemCodec {
     /// The smallest collection record: a one-byte id, an empty label, two timestamps.
     static let minimumCollectionSize = 4 + 1 + 4 + 8 + 8

@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
-/// Serializes vault's own writers of one Secret Service item across processes: a
-/// ``FileLock`` per key (`item-HASH.lock`, no account name in the path) in the user's lock
-/// directory (``RefreshLock/perUserDirectory(environment:)``, or the one the program
-/// names: the `vault` command's `VAULT_LOCK_DIR`).
-///
-/// Why: a keyring's "replace" is not atomic across clients. Twelve `vault save` of one
-/// account at once into GNOME Keyring each searched, found no item, and created one: three
-/// identical items were left, and `secret-tool`, git or Python keyring could read a stale
-/// one until vault's next save merged them. Under the lock each save searches after the
-/// previous one stored, and updates its item.
-///
-/// It only orders vault's processes (another client's `secret-tool store` is not
-/// stopped), so it never decides whether a write happens: where the lock cannot be made
-/// (no writable lock directory, a refused lock file) or is not had within ``wait`` (a
-/// stuck holder), the write goes ahead unlocked, as before.
+/// Serializes vault's own writers of one Secret Service item across processes: a ``FileLock``
+/// per key (`item-HASH.lock`, no account name in the path) in the user's lock directory
+/// (``RefreshLock/perUserDirectory(environment:)``, or the one the program names: the `vault`
+/// command's `VAULT_LOCK_DIR`). Why: a keyring's "replace" is not atomic across clients, and
+/// concurrent saves of one account each created an item. It only orders vault's processes, so it
+/// never decides whether a write happens: where the lock cannot be made or is not had within
+/// ``wait``, the write goes ahead unlocked. Docs: docs/secret-service.md, "Concurrent writers of
+/// one item".
 enum ItemWriteLock {
     /// How long a writer waits for another vault writer of the same item.
     static let wait: Duration = .seconds(10)

@@ -2,20 +2,12 @@
 // Copyright (c) 2026 The vault authors; see LICENSE.
 
 /// A server URL split the way GNOME's network-password schema records it, the way git's
-/// libsecret credential helper writes it: `protocol://server[:port][/object]`.
-///
-/// | attribute  | value                                              |
-/// |------------|----------------------------------------------------|
-/// | `protocol` | the scheme (`https`)                               |
-/// | `server`   | the host alone (`other.example.com`, `[::1]`)      |
-/// | `port`     | the port, only when the URL names one (`8443`)     |
-/// | `object`   | the path without its leading slash, only when non-empty (`path`) |
-///
-/// Only URLs spelled so that the attributes give back exactly the same string are split
-/// (the *canonical* spelling: scheme and host lower-case, a non-empty host, no user
-/// information, query or fragment, a port of 1...65535 without leading zeros, no empty
-/// path after a slash). `ServerName.normalized` produces that spelling for ordinary URLs;
-/// any other server string is not a network address and is stored under its whole name.
+/// libsecret credential helper writes it, `protocol://server[:port][/object]`: `protocol` the
+/// scheme, `server` the host alone, `port` and `object` (the path without its leading slash) only
+/// when the URL has them. Only a URL in the canonical spelling (the one the attributes give back
+/// exactly) is split; any other server string is not a network address and is stored under its
+/// whole name. The attributes and the canonical spelling: docs/secret-service.md, "How vault's
+/// items look in the keyring".
 struct NetworkAddress: Equatable {
     var scheme: String
     var host: String

@@ -4,23 +4,13 @@
 import CLibSecret
 import VaultSync
 
-/// The process's session bus connection, and the libsecret service vault uses on it.
-///
-/// Normally that is GLib's shared connection (`g_bus_get`): vault keeps one reference to
-/// it, so the probe, every store operation and libsecret share one connection (one
-/// `Hello`, one plain session) instead of opening and closing one each. The connection is
-/// told not to end the process when the bus goes away (GLib's default for the shared
-/// connection): a library must not kill its host; the next call fails instead.
-///
-/// A connection the bus closed (a bus daemon under load once closed a long-running
-/// agent's) is replaced by the next `connection()`: vault drops its reference and
-/// libsecret's cached service (`secret_service_disconnect`) and asks GLib again. GLib
-/// keeps handing out the closed connection while anyone holds it, and the connection
-/// holds itself until its "closed" signal is dispatched in the main context it was made
-/// in, which no vault process runs; so when GLib still gives the closed one, vault opens a
-/// connection of its own to the same address and uses it from then on (until it closes
-/// too). libsecret's calls (`service(on:)`) always go through a `SecretService` made on
-/// the connection vault uses, never libsecret's shared one, which stays on GLib's.
+/// The process's session bus connection, and the libsecret service vault uses on it: normally
+/// GLib's shared connection (`g_bus_get`), one reference of vault's, so the probe, every store
+/// operation and libsecret share one connection. It is told not to end the process when the bus
+/// goes away (a library must not kill its host). A connection the bus closed is replaced by the
+/// next `connection()`, and when GLib still hands out the closed one, vault opens its own to the
+/// same address. libsecret's calls (`service(on:)`) always go through a `SecretService` made on
+/// the connection vault uses. Why: docs/secret-service.md, "What crosses the bus, and how often".
 enum SessionBus {
     /// What vault holds, as addresses (`identity(of:)`): each with one reference of vault's.
     private struct Held {
